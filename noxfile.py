@@ -1,0 +1,41 @@
+"""Developer sessions: ``nox -s tests``, ``lint``, ``typecheck``, ``bench``."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+
+# The peers the benchmarks measure nucleo against. They are installed in the bench session only,
+# never as a dependency of nucleo itself.
+BENCH_PEERS = ["langchain-core", "pydantic-ai-slim", "openai-agents", "llm"]
+
+
+@nox.session(python="3.11")
+def tests(session: nox.Session) -> None:
+    """Run the whole test suite."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(python="3.11")
+def lint(session: nox.Session) -> None:
+    """Ruff: style, imports, bug patterns and Google-style docstrings."""
+    session.install("ruff>=0.6")
+    session.run("ruff", "check", "nucleo_core", "tests", "benchmarks", "docs", "noxfile.py")
+    session.run("ruff", "format", "--check", "nucleo_core")
+
+
+@nox.session(python="3.11")
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the package."""
+    session.install("-e", ".[test]", "mypy>=1.11")
+    session.run("mypy", "--strict", "nucleo_core")
+
+
+@nox.session(python="3.11")
+def bench(session: nox.Session) -> None:
+    """Benchmarks side by side with the peers, measured in one run; prints figures and ratios."""
+    session.install(".", *BENCH_PEERS)
+    session.run("python", "benchmarks/run.py", *session.posargs)

@@ -1,0 +1,215 @@
+"""The part class and function providers share: a declaration, built lazily, parsed strictly."""
+
+from __future__ import annotations
+
+import json
+import threading
+from abc import abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from nucleo_core.tools import _input_errors
+from nucleo_core.tools.provider import RawInput, ToolProvider
+from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.schema import output_schema_for, refine_schema
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+    from pydantic import BaseModel, ValidationError
+
+    from nucleo_core.tools.declaration import ToolDeclaration
+    from nucleo_core.tools.spec import ToolSpec
+
+__all__ = ["DeclaredToolProvider"]
+
+_TEXT = (str, bytes, bytearray)
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """What is built once, on first need: the model, the published schemas, the validator."""
+
+    model: type[BaseModel]
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | None
+    # Set only when a refiner narrowed the schema; otherwise the model's own validation is the
+    # check the published schema asks for.
+    validator: Validator | None
+    # pydantic's ValidationError, kept here so that pydantic is imported on first build only.
+    validation_error: type[ValidationError]
+
+
+class DeclaredToolProvider(ToolProvider):
+    """A provider of a tool declared with ``@tool``; schemas are built on first need."""
+
+    __slots__ = ("_built", "_declaration", "_description", "_lock", "_spec")
+
+    def __init__(self, declaration: ToolDeclaration) -> None:
+        self._declaration = declaration
+        self._built: _Built | None = None
+        self._description: str | None = declaration.description
+        self._lock = threading.Lock()
+        self._spec: ToolSpec | None = None
+
+    @property
+    def declaration(self) -> ToolDeclaration:
+        """What ``@tool`` declared."""
+        return self._declaration
+
+    @property
+    def name(self) -> str:
+        """The declared name."""
+        return self._declaration.name
+
+    @property
+    def description(self) -> str:
+        """The declared description, or the docstring's (without its Args/Returns sections)."""
+        if self._description is None:
+            self._description = self._docstring_description()
+        return self._description
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        """The published input schema: generated once, narrowed by the declared refiner."""
+        return (self._built or self._build()).input_schema
+
+    @property
+    def output_schema(self) -> Mapping[str, Any] | None:
+        """The output schema for a composite output type, else ``None`` (output as text)."""
+        return (self._built or self._build()).output_schema
+
+    @property
+    def input_type(self) -> type[BaseModel]:
+        """The pydantic model ``parse_input`` returns."""
+        return (self._built or self._build()).model
+
+    @property
+    def weight(self) -> float:
+        """The declared weight."""
+        return self._declaration.weight
+
+    @property
+    def display_name(self) -> str:
+        """The declared display name, or one derived from the name."""
+        return self._declaration.effective_display_name
+
+    @property
+    def action_verb(self) -> str:
+        """The declared action verb, or ``"Using"``."""
+        return self._declaration.action_verb or "Using"
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """The declared metadata, read-only; the framework never reads it."""
+        return self._declaration.metadata
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the tool was declared read-only."""
+        return self._declaration.read_only
+
+    @property
+    def risk(self) -> Risk:
+        """The declared risk, or ``HIGH`` when undeclared."""
+        return self._declaration.effective_risk
+
+    @property
+    def risk_declared(self) -> bool:
+        """Whether a risk was declared."""
+        return self._declaration.risk is not None
+
+    def parse_input(self, raw: RawInput) -> BaseModel:
+        """Validate a call's input against the published schema and the input model.
+
+        Args:
+            raw: The JSON text the model sent, or the decoded object.
+
+        Returns:
+            The validated input model.
+
+        Raises:
+            InvalidToolInput: Names each failing field path and its declared type; the
+                validator's own message, which may quote the input, is only the ``__cause__``.
+        """
+        built = self._built or self._build()
+        model = built.model
+        if built.validator is None:
+            try:
+                if isinstance(raw, _TEXT):
+                    return model.model_validate_json(raw)
+                return model.model_validate(raw if isinstance(raw, dict) else _as_dict(raw))
+            except built.validation_error as exc:
+                raise _input_errors.from_pydantic(self.name, exc, built.input_schema) from exc
+        if isinstance(raw, _TEXT):
+            try:
+                data = json.loads(raw)
+            except ValueError as exc:
+                raise _input_errors.not_json(self.name) from exc
+        else:
+            data = _as_dict(raw)
+        errors = sorted(built.validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
+        if errors:
+            raise _input_errors.from_jsonschema(self.name, errors, built.input_schema) from errors[0]
+        try:
+            return model.model_validate(data)
+        except built.validation_error as exc:
+            raise _input_errors.from_pydantic(self.name, exc, built.input_schema) from exc
+
+    def spec(self) -> ToolSpec:
+        """The neutral spec, built once: a declared tool's description and schemas never change."""
+        if self._spec is None:
+            self._spec = super().spec()
+        return self._spec
+
+    def check(self) -> None:
+        """Build the schemas now and describe the tool, so a misdeclaration fails here."""
+        self._build()
+        if not self.description:
+            from nucleo_core.errors import ToolDeclarationError
+
+            raise ToolDeclarationError(self.name, ["the description is empty"])
+
+    @abstractmethod
+    def _input_model(self) -> type[BaseModel]:
+        """Build (or find) the pydantic model of the tool's input."""
+
+    @abstractmethod
+    def _output_type(self) -> object:
+        """The declared output type, or ``None``."""
+
+    @abstractmethod
+    def _docstring_description(self) -> str:
+        """The description taken from the docstring."""
+
+    def _build(self) -> _Built:
+        with self._lock:
+            if self._built is not None:
+                return self._built
+            from pydantic import ValidationError as PydanticValidationError
+
+            model = self._input_model()
+            generated = model.model_json_schema()
+            refiner = self._declaration.refiner
+            validator: Validator | None = None
+            if refiner is None:
+                published: Mapping[str, Any] = generated
+            else:
+                from jsonschema import Draft202012Validator
+
+                published = refine_schema(generated, refiner, self.name)
+                validator = Draft202012Validator(published)
+            self._built = _Built(
+                model=model,
+                input_schema=published,
+                output_schema=output_schema_for(self._output_type()),
+                validator=validator,
+                validation_error=PydanticValidationError,
+            )
+            return self._built
+
+
+def _as_dict(raw: object) -> object:
+    # A non-dict Mapping is copied to a dict; anything else goes on as-is so that the validator
+    # reports "must be a JSON object" in its own terms.
+    return dict(raw) if isinstance(raw, Mapping) else raw

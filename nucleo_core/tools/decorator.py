@@ -1,0 +1,258 @@
+"""`@tool`: the one decorator that declares a tool, on a `Tool` subclass or a plain function."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping
+from types import FunctionType, MappingProxyType
+from typing import Any, TypeVar, overload
+
+from nucleo_core.errors import ToolDeclarationError
+from nucleo_core.tools.declaration import (
+    DECLARATION_ATTRIBUTE,
+    SchemaRefiner,
+    ToolDeclaration,
+    check_common,
+)
+from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.tool import Tool, io_types
+
+__all__ = ["STRICT_ENVIRONMENT_VARIABLE", "declaration_of", "describe_target", "tool"]
+
+#: Set to ``1`` (in a plugin author's CI, say) to make every ``@tool`` build and check its
+#: schemas at decoration time, as ``@tool(strict=True)`` does for one tool.
+STRICT_ENVIRONMENT_VARIABLE = "NUCLEO_STRICT_TOOLS"
+
+_Target = TypeVar("_Target")
+
+_CO_VARARGS = inspect.CO_VARARGS
+_CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+@overload
+def tool(target: _Target, /) -> _Target: ...
+
+
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    display_name: str | None = None,
+    action_verb: str | None = None,
+    weight: float = 1.0,
+    read_only: bool = False,
+    risk: Risk | str | None = None,
+    refiner: SchemaRefiner | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    strict: bool = False,
+) -> Callable[[_Target], _Target]: ...
+
+
+def tool(
+    target: Any = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    display_name: str | None = None,
+    action_verb: str | None = None,
+    weight: float = 1.0,
+    read_only: bool = False,
+    risk: Risk | str | None = None,
+    refiner: SchemaRefiner | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    strict: bool = False,
+) -> Any:
+    """Declare a tool: a `Tool` subclass, or a plain typed function.
+
+    Usable bare (``@tool``) or with arguments (``@tool(name=..., risk="low")``). The decorated
+    object is returned unchanged, so a function stays callable and typed as before.
+
+    Declaration makes the cheap checks at once (name, description, annotations, the input type)
+    and raises one `ToolDeclarationError` listing every problem. Schemas are built when first
+    needed; ``strict=True`` (or ``NUCLEO_STRICT_TOOLS=1`` in the environment) builds and checks
+    them at once.
+
+    Args:
+        target: The class or function, when used bare.
+        name: The tool's name; defaults to the function's name, or the class name in snake_case.
+        description: What the tool does, for the model; defaults to the docstring.
+        display_name: A human-readable name; derived from the name when omitted.
+        action_verb: What a UI shows while the tool runs.
+        weight: A relative cost hint (finite, >= 0).
+        read_only: ``True`` only when the tool changes nothing; defaults to ``False``.
+        risk: ``"low"``, ``"medium"`` or ``"high"``; undeclared counts as ``"high"``.
+        refiner: Narrows the generated input schema before it is published.
+        metadata: An open mapping for the host; nucleo never reads it.
+        strict: Build and check every schema now rather than on first use.
+
+    Returns:
+        The decorated class or function itself, or a decorator when called with arguments.
+    """
+
+    def declare(subject: _Target) -> _Target:
+        _declare(
+            subject,
+            name=name,
+            description=description,
+            display_name=display_name,
+            action_verb=action_verb,
+            weight=weight,
+            read_only=read_only,
+            risk=risk,
+            refiner=refiner,
+            metadata=metadata,
+            strict=strict,
+        )
+        return subject
+
+    if target is None:
+        return declare
+    return declare(target)
+
+
+def declaration_of(subject: object) -> ToolDeclaration | None:
+    """The declaration ``@tool`` made on exactly this class or function, if any.
+
+    A subclass of a declared tool class is not itself declared: it inherits the attribute but
+    not the declaration.
+    """
+    if isinstance(subject, type):
+        found = subject.__dict__.get(DECLARATION_ATTRIBUTE)
+    else:
+        found = getattr(subject, DECLARATION_ATTRIBUTE, None)
+    return found if isinstance(found, ToolDeclaration) else None
+
+
+def describe_target(subject: object) -> str:
+    """A readable name of a class or function for error messages."""
+    kind = "tool class" if isinstance(subject, type) else "tool function"
+    module = getattr(subject, "__module__", None) or "?"
+    qualname = getattr(subject, "__qualname__", None) or repr(subject)
+    return f"{kind} {module}.{qualname}"
+
+
+def _declare(
+    subject: object,
+    *,
+    name: str | None,
+    description: str | None,
+    display_name: str | None,
+    action_verb: str | None,
+    weight: float,
+    read_only: bool,
+    risk: Risk | str | None,
+    refiner: SchemaRefiner | None,
+    metadata: Mapping[str, Any] | None,
+    strict: bool,
+) -> None:
+    problems: list[str] = []
+    if isinstance(subject, type):
+        default_name = _snake_case(subject.__name__)
+        has_doc = bool((subject.__dict__.get("__doc__") or "").strip())
+        _check_class(subject, problems)
+    elif isinstance(subject, FunctionType):
+        default_name = subject.__name__
+        has_doc = bool((subject.__doc__ or "").strip())
+        _check_function(subject, problems)
+    else:
+        raise ToolDeclarationError(
+            repr(subject),
+            ["@tool declares a Tool subclass or a plain function (def or async def)"],
+        )
+    tool_name = default_name if name is None else name
+    if description is None and not has_doc:
+        problems.append(
+            "missing description: write a docstring or pass description='...' to @tool"
+        )
+    declared_risk = check_common(
+        name=tool_name,
+        description=description,
+        display_name=display_name,
+        action_verb=action_verb,
+        weight=weight,
+        read_only=read_only,
+        risk=risk,
+        refiner=refiner,
+        metadata=metadata,
+        problems=problems,
+    )
+    if problems:
+        raise ToolDeclarationError(describe_target(subject), problems)
+    declaration = ToolDeclaration(
+        name=tool_name,
+        description=description,
+        display_name=display_name,
+        action_verb=action_verb,
+        weight=float(weight),
+        read_only=read_only,
+        risk=declared_risk,
+        refiner=refiner,
+        metadata=MappingProxyType(dict(metadata)) if metadata else MappingProxyType({}),
+    )
+    setattr(subject, DECLARATION_ATTRIBUTE, declaration)
+    if strict or os.environ.get(STRICT_ENVIRONMENT_VARIABLE) == "1":
+        from nucleo_core.tools.providers import provider_for
+
+        provider_for(subject).check()
+
+
+def _check_class(cls: type[Any], problems: list[str]) -> None:
+    if not issubclass(cls, Tool):
+        problems.append(
+            "a tool class must subclass nucleo_core.Tool[InputModel, Output]; "
+            "to declare a function, decorate the function itself"
+        )
+        return
+    input_type, _ = io_types(cls)
+    if input_type is None:
+        problems.append(
+            f"no input type: declare it as class {cls.__name__}(Tool[MyInput, MyOutput]) "
+            "where MyInput is a pydantic BaseModel"
+        )
+    else:
+        # A pydantic model can only exist once pydantic is imported, so `import nucleo_core`
+        # need not import pydantic itself to make this check.
+        pydantic = sys.modules.get("pydantic")
+        if not (
+            isinstance(input_type, type)
+            and pydantic is not None
+            and issubclass(input_type, pydantic.BaseModel)
+        ):
+            problems.append(
+                f"input type {_type_label(input_type)} is not a pydantic model: "
+                "subclass pydantic.BaseModel for the tool's input"
+            )
+    if "run" in getattr(cls, "__abstractmethods__", ()):
+        problems.append("define run(self, input) (plain or async) on the tool class")
+
+
+def _check_function(fn: FunctionType, problems: list[str]) -> None:
+    code = fn.__code__
+    if code.co_flags & (_CO_VARARGS | _CO_VARKEYWORDS):
+        problems.append(
+            "*args and **kwargs cannot be described to a model: declare each parameter by name"
+        )
+    if code.co_posonlyargcount:
+        problems.append("positional-only parameters are not supported: remove the '/'")
+    parameters = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    annotations = fn.__annotations__
+    unannotated = [parameter for parameter in parameters if parameter not in annotations]
+    if unannotated:
+        listed = ", ".join(unannotated)
+        problems.append(
+            f"unannotated parameter(s) {listed}: annotate each parameter with its type"
+        )
+
+
+def _snake_case(name: str) -> str:
+    return _CAMEL_BOUNDARY.sub("_", name).lower()
+
+
+def _type_label(value: object) -> str:
+    return getattr(value, "__qualname__", None) or repr(value)

@@ -1,0 +1,209 @@
+"""Schema generation: a function's input model, truthful output schemas, and refinement.
+
+Everything here runs when a schema is first needed, never at ``import nucleo_core`` or at
+declaration time; pydantic and docstring-parser are imported on that first use.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+
+from nucleo_core.errors import SchemaRefinementError, ToolDeclarationError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from nucleo_core.tools.declaration import SchemaRefiner
+
+__all__ = [
+    "FunctionSignature",
+    "docstring_parts",
+    "function_signature",
+    "output_schema_for",
+    "refine_schema",
+]
+
+_SECTION_HEADERS = ("Args:", "Arguments:", "Parameters:", "Returns:", "Raises:", "Yields:")
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSignature:
+    """A function tool's input model and how its fields map back to the function's parameters.
+
+    Attributes:
+        model: The pydantic model the input is validated into.
+        arguments: ``(parameter, field)`` pairs: the function is called with
+            ``parameter=getattr(validated, field)``.
+        output_type: The function's declared return type, or ``None`` when unannotated.
+    """
+
+    model: type[BaseModel]
+    arguments: tuple[tuple[str, str], ...]
+    output_type: object
+
+
+def docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Split a docstring into the description a model reads and per-parameter descriptions.
+
+    The description is the docstring without its Google-style ``Args``/``Returns``/``Raises``
+    sections; the parameters come from the ``Args`` section.
+    """
+    if not doc or not doc.strip():
+        return "", {}
+    cleaned = inspect.cleandoc(doc)
+    if not any(header in cleaned for header in _SECTION_HEADERS):
+        return cleaned, {}
+    import docstring_parser
+
+    parsed = docstring_parser.parse(cleaned, style=docstring_parser.DocstringStyle.GOOGLE)
+    parts = [part for part in (parsed.short_description, parsed.long_description) if part]
+    description = "\n\n".join(parts) if parts else cleaned
+    params = {param.arg_name: param.description for param in parsed.params if param.description}
+    return description, params
+
+
+def function_signature(fn: Callable[..., Any], model_name: str) -> FunctionSignature:
+    """Build the pydantic input model of a function tool from its annotations and docstring.
+
+    Raises:
+        ToolDeclarationError: An annotation cannot be resolved or described by pydantic; every
+            problem is listed.
+    """
+    from pydantic import BaseModel, ConfigDict, Field, create_model
+    from pydantic.fields import FieldInfo
+
+    from nucleo_core.tools.decorator import describe_target
+
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception as exc:  # NameError, TypeError: an annotation that cannot be evaluated
+        raise ToolDeclarationError(
+            describe_target(fn),
+            [f"an annotation cannot be resolved ({type(exc).__name__}: {exc}); import the types "
+             "it names at module level"],
+        ) from exc
+    _, param_docs = docstring_parts(fn.__doc__)
+    fields: dict[str, Any] = {}
+    arguments: list[tuple[str, str]] = []
+    for parameter in inspect.signature(fn).parameters.values():
+        annotation = hints[parameter.name]
+        default: Any = ... if parameter.default is parameter.empty else parameter.default
+        description = param_docs.get(parameter.name)
+        annotation, annotated_description = _plain_string_metadata(annotation)
+        description = annotated_description or description
+        field_name = parameter.name
+        alias: str | None = None
+        if field_name.startswith("_") or hasattr(BaseModel, field_name):
+            # pydantic reserves these names; keep the parameter's name on the wire as an alias.
+            field_name, alias = f"param_{field_name.lstrip('_')}", parameter.name
+        if description is not None and _has_field_description(annotation):
+            description = None  # an explicit Field(description=...) wins over the docstring
+        info: FieldInfo = Field(default, description=description, alias=alias)
+        fields[field_name] = (annotation, info)
+        arguments.append((parameter.name, field_name))
+    try:
+        model = create_model(
+            model_name,
+            __config__=ConfigDict(extra="forbid", protected_namespaces=()),
+            __module__=fn.__module__,
+            **fields,
+        )
+        model.model_json_schema()  # fail here, at the declaration, not at the first render
+    except Exception as exc:
+        raise ToolDeclarationError(
+            describe_target(fn),
+            [f"its parameters cannot be described as a JSON schema ({type(exc).__name__}: {exc})"],
+        ) from exc
+    return FunctionSignature(
+        model=model, arguments=tuple(arguments), output_type=hints.get("return")
+    )
+
+
+def output_schema_for(output_type: object) -> dict[str, Any] | None:
+    """The JSON schema of a tool's output, only where it can be described truthfully.
+
+    A pydantic model, a dataclass or a TypedDict is composite and described as an object; any
+    other type (``str``, ``int``, a list, ``Any``, a union) answers ``None`` and the output ships
+    to the model as text content.
+    """
+    if not isinstance(output_type, type):
+        return None
+    from pydantic import BaseModel, TypeAdapter
+
+    if issubclass(output_type, BaseModel):
+        return output_type.model_json_schema(mode="serialization")
+    if dataclasses.is_dataclass(output_type) or typing.is_typeddict(output_type):
+        return TypeAdapter(output_type).json_schema(mode="serialization")
+    return None
+
+
+def refine_schema(
+    schema: Mapping[str, Any], refiner: SchemaRefiner, tool_name: str
+) -> dict[str, Any]:
+    """Apply a declared refiner to a copy of ``schema`` and check the result is a valid schema.
+
+    Raises:
+        SchemaRefinementError: The refiner raised, returned something other than a dict, or
+            returned a schema that is not a valid Draft 2020-12 object schema. The unrefined
+            schema is never published in its place.
+    """
+    draft = copy.deepcopy(dict(schema))
+    try:
+        returned = refiner(draft)
+    except Exception as exc:
+        raise SchemaRefinementError(
+            f"The schema refiner of tool '{tool_name}' raised {type(exc).__name__}: {exc}. "
+            "The unrefined schema is not published; fix the refiner."
+        ) from exc
+    refined = draft if returned is None else returned
+    if not isinstance(refined, dict):
+        raise SchemaRefinementError(
+            f"The schema refiner of tool '{tool_name}' returned {type(refined).__name__}; "
+            "it must return a JSON schema dict (or refine its argument in place and return None)."
+        )
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(refined)
+    except SchemaError as exc:
+        raise SchemaRefinementError(
+            f"The schema refiner of tool '{tool_name}' produced an invalid JSON schema "
+            f"({exc.message}); fix the refiner."
+        ) from exc
+    if refined.get("type") != "object":
+        raise SchemaRefinementError(
+            f"The schema refiner of tool '{tool_name}' must keep \"type\": \"object\" at the top "
+            "level: model providers accept only object input schemas."
+        )
+    return refined
+
+
+def _plain_string_metadata(annotation: object) -> tuple[object, str | None]:
+    """Read ``Annotated[T, "description"]``: a plain string is taken as the description."""
+    if get_origin(annotation) is not Annotated:
+        return annotation, None
+    base, *extras = get_args(annotation)
+    strings = [extra for extra in extras if isinstance(extra, str)]
+    if not strings:
+        return annotation, None
+    others = [extra for extra in extras if not isinstance(extra, str)]
+    # Annotated takes its metadata as one subscript tuple; mypy cannot type a built one.
+    rebuilt = Annotated[(base, *others)] if others else base  # type: ignore[valid-type]
+    return rebuilt, strings[0]
+
+
+def _has_field_description(annotation: object) -> bool:
+    if get_origin(annotation) is not Annotated:
+        return False
+    from pydantic.fields import FieldInfo
+
+    return any(
+        isinstance(extra, FieldInfo) and extra.description for extra in get_args(annotation)[1:]
+    )
