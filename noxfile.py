@@ -30,7 +30,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the package."""
-    session.install("-e", ".[test]", "mypy>=1.11")
+    session.install("-e", ".[test]", "mypy>=1.11", "types-jsonschema")
     session.run("mypy", "--strict", "nucleo_core")
 
 

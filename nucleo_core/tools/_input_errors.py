@@ -51,9 +51,7 @@ def not_json(tool: str) -> InvalidToolInput:
     return InvalidToolInput(tool, [f"{_ROOT}: is not valid JSON; send a JSON object"])
 
 
-def from_pydantic(
-    tool: str, error: ValidationError, schema: Mapping[str, Any]
-) -> InvalidToolInput:
+def from_pydantic(tool: str, error: ValidationError, schema: Mapping[str, Any]) -> InvalidToolInput:
     """Describe a pydantic validation failure by field path and declared type."""
     problems: list[str] = []
     for item in error.errors(include_url=False, include_context=True, include_input=False):
@@ -87,7 +85,8 @@ def from_jsonschema(
         rule, expected = error.validator, error.validator_value
         if rule == "required":
             present = error.instance if isinstance(error.instance, Mapping) else {}
-            missing = [name for name in expected if name not in present]
+            required = expected if isinstance(expected, list) else []
+            missing = [name for name in required if name not in present]
             for name in missing:
                 field_path = name if path == _ROOT else f"{path}.{name}"
                 declared = _describe(_properties(at, schema).get(name, {}), schema)
@@ -103,11 +102,14 @@ def from_jsonschema(
         elif rule in ("pattern", "format"):
             problems.append(f"{path}: must match {rule} {expected!r}")
         elif isinstance(expected, bool | int | float):
-            problems.append(f"{path}: violates {rule}={expected} (declared type: "
-                            f"{_describe(at, schema)})")
+            problems.append(
+                f"{path}: violates {rule}={expected} (declared type: {_describe(at, schema)})"
+            )
         else:
-            problems.append(f"{path}: violates the schema's '{rule}' rule (declared type: "
-                            f"{_describe(at, schema)})")
+            problems.append(
+                f"{path}: violates the schema's '{rule}' rule (declared type: "
+                f"{_describe(at, schema)})"
+            )
     return InvalidToolInput(tool, _unique(problems))
 
 

@@ -60,8 +60,10 @@ class ClassToolProvider(DeclaredToolProvider):
             except TypeError as exc:
                 raise ToolDeclarationError(
                     describe_target(self.tool_class),
-                    ["its constructor must take no argument or just the parent: "
-                     "def __init__(self, parent=None)"],
+                    [
+                        "its constructor must take no argument or just the parent: "
+                        "def __init__(self, parent=None)"
+                    ],
                 ) from exc
 
     def _input_model(self) -> type[BaseModel]:

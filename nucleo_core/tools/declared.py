@@ -150,7 +150,8 @@ class DeclaredToolProvider(ToolProvider):
             data = _as_dict(raw)
         errors = sorted(built.validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
         if errors:
-            raise _input_errors.from_jsonschema(self.name, errors, built.input_schema) from errors[0]
+            problem = _input_errors.from_jsonschema(self.name, errors, built.input_schema)
+            raise problem from errors[0]
         try:
             return model.model_validate(data)
         except built.validation_error as exc:

@@ -167,9 +167,7 @@ def _declare(
         )
     tool_name = default_name if name is None else name
     if description is None and not has_doc:
-        problems.append(
-            "missing description: write a docstring or pass description='...' to @tool"
-        )
+        problems.append("missing description: write a docstring or pass description='...' to @tool")
     declared_risk = check_common(
         name=tool_name,
         description=description,
@@ -245,9 +243,7 @@ def _check_function(fn: FunctionType, problems: list[str]) -> None:
     unannotated = [parameter for parameter in parameters if parameter not in annotations]
     if unannotated:
         listed = ", ".join(unannotated)
-        problems.append(
-            f"unannotated parameter(s) {listed}: annotate each parameter with its type"
-        )
+        problems.append(f"unannotated parameter(s) {listed}: annotate each parameter with its type")
 
 
 def _snake_case(name: str) -> str:

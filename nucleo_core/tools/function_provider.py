@@ -71,8 +71,10 @@ class FunctionToolProvider(DeclaredToolProvider):
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         """Build the tool that calls the function for one call."""
         signature = self._signature or self._signature_now()
-        kind = _AsyncFunctionTool if inspect.iscoroutinefunction(self.function) else (
-            _SyncFunctionTool
+        kind = (
+            _AsyncFunctionTool
+            if inspect.iscoroutinefunction(self.function)
+            else (_SyncFunctionTool)
         )
         return kind(self.function, signature.arguments, parent)
 

@@ -1,5 +1,4 @@
-"""`ReadOnlyPalette`: the read-only binding, enforced where the model is offered tools and at
-every call."""
+"""`ReadOnlyPalette`: the read-only binding, enforced at the offer and at every call."""
 
 from __future__ import annotations
 

@@ -145,7 +145,7 @@ class ToolProvider(ABC):
         """State this tool wants carried across a compaction, or ``None``."""
         return None
 
-    def forget_conversation_state(self) -> None:
+    def forget_conversation_state(self) -> None:  # noqa: B027  # optional hook, no-op default
         """Drop whatever this tool keeps for the conversation that just ended."""
 
     def __repr__(self) -> str:

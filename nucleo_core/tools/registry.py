@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import ToolCollisionError, UnknownTool
 from nucleo_core.tools.decorator import declaration_of, describe_target
-from nucleo_core.tools.providers import ToolLike, provider_for
 from nucleo_core.tools.provider import ToolProvider
+from nucleo_core.tools.providers import ToolLike, provider_for
 
 if TYPE_CHECKING:
     from nucleo_core.tools.phase import Phase
@@ -142,7 +142,9 @@ class ToolRegistry:
             self._specs_cache.clear()
         return provider
 
-    def register_all(self, tools: Iterable[ToolLike], *, shadow: bool = False) -> list[ToolProvider]:
+    def register_all(
+        self, tools: Iterable[ToolLike], *, shadow: bool = False
+    ) -> list[ToolProvider]:
         """Register each of ``tools`` in order; returns the providers registered."""
         registered = (self.register(item, shadow=shadow) for item in tools)
         return [provider for provider in registered if provider is not None]
@@ -229,8 +231,11 @@ class ToolRegistry:
         return provider.create(parent)
 
     def available(self, name: str | None) -> ToolProvider | None:
-        """The provider a call may actually reach: registered, inside every active restriction's
-        union, and permitted by the current phase; else ``None``."""
+        """The provider a call may actually reach, else ``None``.
+
+        Reachable means registered, inside the union of the active restrictions, and permitted
+        by the current phase.
+        """
         provider = self._lookup(name)
         if provider is None or not self._in_surface(provider, self._phase):
             return None
@@ -325,7 +330,7 @@ class ToolRegistry:
         return self._phase
 
     def enter_phase(self, phase: Phase | None) -> None:
-        """Switch to ``phase`` (``None`` leaves every phase); its absent tools become unreachable."""
+        """Switch to ``phase`` (``None`` leaves every phase); tools it lacks become unreachable."""
         with self._lock:
             self._phase = phase
 

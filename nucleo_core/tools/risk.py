@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 __all__ = ["Risk"]
 
 
-class Risk(str, Enum):
+class Risk(StrEnum):
     """The risk a tool declares.
 
     Risk is declared, never inferred: a tool that declares none counts as ``HIGH``. A name is not
@@ -18,6 +18,3 @@ class Risk(str, Enum):
     LOW = "low"
     MEDIUM = "medium"
     HIGH = "high"
-
-    def __str__(self) -> str:
-        return self.value

@@ -85,8 +85,10 @@ def function_signature(fn: Callable[..., Any], model_name: str) -> FunctionSigna
     except Exception as exc:  # NameError, TypeError: an annotation that cannot be evaluated
         raise ToolDeclarationError(
             describe_target(fn),
-            [f"an annotation cannot be resolved ({type(exc).__name__}: {exc}); import the types "
-             "it names at module level"],
+            [
+                f"an annotation cannot be resolved ({type(exc).__name__}: {exc}); import the types "
+                "it names at module level"
+            ],
         ) from exc
     _, param_docs = docstring_parts(fn.__doc__)
     fields: dict[str, Any] = {}
@@ -179,7 +181,7 @@ def refine_schema(
         ) from exc
     if refined.get("type") != "object":
         raise SchemaRefinementError(
-            f"The schema refiner of tool '{tool_name}' must keep \"type\": \"object\" at the top "
+            f'The schema refiner of tool \'{tool_name}\' must keep "type": "object" at the top '
             "level: model providers accept only object input schemas."
         )
     return refined
@@ -194,8 +196,7 @@ def _plain_string_metadata(annotation: object) -> tuple[object, str | None]:
     if not strings:
         return annotation, None
     others = [extra for extra in extras if not isinstance(extra, str)]
-    # Annotated takes its metadata as one subscript tuple; mypy cannot type a built one.
-    rebuilt = Annotated[(base, *others)] if others else base  # type: ignore[valid-type]
+    rebuilt = Annotated[(base, *others)] if others else base
     return rebuilt, strings[0]
 
 
