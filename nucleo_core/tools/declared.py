@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nucleo_core.errors import MisuseError, ToolDeclarationError
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
@@ -27,27 +28,36 @@ _TEXT = (str, bytes, bytearray)
 
 
 @dataclass(frozen=True, slots=True)
-class _Built:
-    """What is built once, on first need: the model, the published schemas, the validator."""
+class _Schemas:
+    """What a render needs, built once on first need."""
 
-    model: type[BaseModel]
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
     # Set only when a refiner narrowed the schema; otherwise the model's own validation is the
     # check the published schema asks for.
     validator: Validator | None
-    # pydantic's ValidationError, kept here so that pydantic is imported on first build only.
+
+
+@dataclass(frozen=True, slots=True)
+class _Parser:
+    """What a call needs, built once on first call: the schemas plus the input model."""
+
+    model: type[BaseModel]
+    input_schema: Mapping[str, Any]
+    validator: Validator | None
+    # pydantic's ValidationError, kept here so that pydantic is imported on first use only.
     validation_error: type[ValidationError]
 
 
 class DeclaredToolProvider(ToolProvider):
     """A provider of a tool declared with ``@tool``; schemas are built on first need."""
 
-    __slots__ = ("_built", "_declaration", "_description", "_lock", "_spec")
+    __slots__ = ("_declaration", "_description", "_lock", "_parser", "_schemas", "_spec")
 
     def __init__(self, declaration: ToolDeclaration) -> None:
         self._declaration = declaration
-        self._built: _Built | None = None
+        self._schemas: _Schemas | None = None
+        self._parser: _Parser | None = None
         self._description: str | None = declaration.description
         self._lock = threading.Lock()
         self._spec: ToolSpec | None = None
@@ -72,17 +82,17 @@ class DeclaredToolProvider(ToolProvider):
     @property
     def input_schema(self) -> Mapping[str, Any]:
         """The published input schema: generated once, narrowed by the declared refiner."""
-        return (self._built or self._build()).input_schema
+        return (self._schemas or self._build_schemas()).input_schema
 
     @property
     def output_schema(self) -> Mapping[str, Any] | None:
         """The output schema for a composite output type, else ``None`` (output as text)."""
-        return (self._built or self._build()).output_schema
+        return (self._schemas or self._build_schemas()).output_schema
 
     @property
     def input_type(self) -> type[BaseModel]:
         """The pydantic model ``parse_input`` returns."""
-        return (self._built or self._build()).model
+        return (self._parser or self._build_parser()).model
 
     @property
     def weight(self) -> float:
@@ -132,7 +142,7 @@ class DeclaredToolProvider(ToolProvider):
             InvalidToolInput: Names each failing field path and its declared type; the
                 validator's own message, which may quote the input, is only the ``__cause__``.
         """
-        built = self._built or self._build()
+        built = self._parser or self._build_parser()
         model = built.model
         if built.validator is None:
             try:
@@ -164,16 +174,20 @@ class DeclaredToolProvider(ToolProvider):
         return self._spec
 
     def check(self) -> None:
-        """Build the schemas now and describe the tool, so a misdeclaration fails here."""
-        self._build()
+        """Build the schemas and the input model now, so a misdeclaration fails here."""
+        self._build_parser()
         if not self.description:
             from nucleo_core.errors import ToolDeclarationError
 
-            raise ToolDeclarationError(self.name, ["the description is empty"])
+            raise ToolDeclarationError(f"tool '{self.name}'", ["the description is empty"])
 
     @abstractmethod
     def _input_model(self) -> type[BaseModel]:
-        """Build (or find) the pydantic model of the tool's input."""
+        """Build (or find) the pydantic model of the tool's input; called once."""
+
+    def _generated_schema(self) -> dict[str, Any]:
+        """The input schema before refinement; by default the input model's own."""
+        return self._input_model().model_json_schema()
 
     @abstractmethod
     def _output_type(self) -> object:
@@ -183,14 +197,22 @@ class DeclaredToolProvider(ToolProvider):
     def _docstring_description(self) -> str:
         """The description taken from the docstring."""
 
-    def _build(self) -> _Built:
+    def _build_schemas(self) -> _Schemas:
         with self._lock:
-            if self._built is not None:
-                return self._built
-            from pydantic import ValidationError as PydanticValidationError
-
-            model = self._input_model()
-            generated = model.model_json_schema()
+            if self._schemas is not None:
+                return self._schemas
+            try:
+                generated = self._generated_schema()
+            except MisuseError:
+                raise
+            except Exception as exc:  # PydanticInvalidForJsonSchema, an unsupported type
+                raise ToolDeclarationError(
+                    f"tool '{self.name}'",
+                    [
+                        "its input cannot be described as a JSON schema "
+                        f"({type(exc).__name__}: {exc}); use JSON-describable types"
+                    ],
+                ) from exc
             refiner = self._declaration.refiner
             validator: Validator | None = None
             if refiner is None:
@@ -200,14 +222,27 @@ class DeclaredToolProvider(ToolProvider):
 
                 published = refine_schema(generated, refiner, self.name)
                 validator = Draft202012Validator(published)
-            self._built = _Built(
-                model=model,
+            self._schemas = _Schemas(
                 input_schema=published,
                 output_schema=output_schema_for(self._output_type()),
                 validator=validator,
+            )
+            return self._schemas
+
+    def _build_parser(self) -> _Parser:
+        schemas = self._schemas or self._build_schemas()
+        with self._lock:
+            if self._parser is not None:
+                return self._parser
+            from pydantic import ValidationError as PydanticValidationError
+
+            self._parser = _Parser(
+                model=self._input_model(),
+                input_schema=schemas.input_schema,
+                validator=schemas.validator,
                 validation_error=PydanticValidationError,
             )
-            return self._built
+            return self._parser
 
 
 def _as_dict(raw: object) -> object:

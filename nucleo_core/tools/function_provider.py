@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, final
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.decorator import declaration_of, describe_target
-from nucleo_core.tools.schema import FunctionSignature, docstring_parts, function_signature
+from nucleo_core.tools._simple_schema import simple_input_schema
+from nucleo_core.tools.schema import (
+    FunctionSignature,
+    docstring_parts,
+    function_input_model,
+    function_signature,
+)
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -70,25 +76,31 @@ class FunctionToolProvider(DeclaredToolProvider):
 
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         """Build the tool that calls the function for one call."""
-        signature = self._signature or self._signature_now()
+        signature = self._signature or self._resolve_signature()
         kind = (
-            _AsyncFunctionTool
-            if inspect.iscoroutinefunction(self.function)
-            else (_SyncFunctionTool)
+            _AsyncFunctionTool if inspect.iscoroutinefunction(self.function) else _SyncFunctionTool
         )
         return kind(self.function, signature.arguments, parent)
 
-    def _signature_now(self) -> FunctionSignature:
+    def _resolve_signature(self) -> FunctionSignature:
         if self._signature is None:
-            model_name = "".join(part.capitalize() for part in self.name.split("_")) + "Input"
-            self._signature = function_signature(self.function, model_name)
+            self._signature = function_signature(self.function)
         return self._signature
 
+    def _model_name(self) -> str:
+        return "".join(part[:1].upper() + part[1:] for part in self.name.split("_")) + "Input"
+
     def _input_model(self) -> type[BaseModel]:
-        return self._signature_now().model
+        signature = self._signature or self._resolve_signature()
+        return function_input_model(self.function, signature, self._model_name())
+
+    def _generated_schema(self) -> dict[str, Any]:
+        signature = self._signature or self._resolve_signature()
+        simple = simple_input_schema(signature, self._model_name())
+        return simple if simple is not None else super()._generated_schema()
 
     def _output_type(self) -> object:
-        return self._signature_now().output_type
+        return (self._signature or self._resolve_signature()).output_type
 
     def _docstring_description(self) -> str:
         description, _ = docstring_parts(self.function.__doc__)

@@ -7,6 +7,7 @@ declaration time; pydantic and docstring-parser are imported on that first use.
 from __future__ import annotations
 
 import copy
+import functools
 import dataclasses
 import inspect
 import typing
@@ -22,8 +23,10 @@ if TYPE_CHECKING:
     from nucleo_core.tools.declaration import SchemaRefiner
 
 __all__ = [
+    "FunctionParameter",
     "FunctionSignature",
     "docstring_parts",
+    "function_input_model",
     "function_signature",
     "output_schema_for",
     "refine_schema",
@@ -33,21 +36,43 @@ _SECTION_HEADERS = ("Args:", "Arguments:", "Parameters:", "Returns:", "Raises:",
 
 
 @dataclass(frozen=True, slots=True)
-class FunctionSignature:
-    """A function tool's input model and how its fields map back to the function's parameters.
+class FunctionParameter:
+    """One parameter of a function tool, as its input model declares it.
 
     Attributes:
-        model: The pydantic model the input is validated into.
-        arguments: ``(parameter, field)`` pairs: the function is called with
-            ``parameter=getattr(validated, field)``.
-        output_type: The function's declared return type, or ``None`` when unannotated.
+        name: The parameter's name, which is also its name on the wire.
+        field_name: The model field holding it (differs only for names pydantic reserves).
+        annotation: The resolved annotation (plain-string ``Annotated`` metadata removed).
+        default: The default value, or ``...`` when the parameter is required.
+        description: From ``Annotated[T, "..."]`` or the docstring's ``Args`` section.
     """
 
-    model: type[BaseModel]
-    arguments: tuple[tuple[str, str], ...]
+    name: str
+    field_name: str
+    annotation: object
+    default: Any
+    description: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSignature:
+    """A function tool's parameters and output type, resolved once.
+
+    Attributes:
+        parameters: In declaration order.
+        output_type: The declared return type, or ``None`` when unannotated.
+    """
+
+    parameters: tuple[FunctionParameter, ...]
     output_type: object
 
+    @property
+    def arguments(self) -> tuple[tuple[str, str], ...]:
+        """``(parameter, field)`` pairs: the function gets ``parameter=validated.field``."""
+        return tuple((p.name, p.field_name) for p in self.parameters)
 
+
+@functools.lru_cache(maxsize=512)  # a tool's description and its parameters read one docstring
 def docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     """Split a docstring into the description a model reads and per-parameter descriptions.
 
@@ -68,16 +93,12 @@ def docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     return description, params
 
 
-def function_signature(fn: Callable[..., Any], model_name: str) -> FunctionSignature:
-    """Build the pydantic input model of a function tool from its annotations and docstring.
+def function_signature(fn: Callable[..., Any]) -> FunctionSignature:
+    """Resolve a function tool's annotations, defaults and parameter descriptions.
 
     Raises:
-        ToolDeclarationError: An annotation cannot be resolved or described by pydantic; every
-            problem is listed.
+        ToolDeclarationError: An annotation cannot be resolved.
     """
-    from pydantic import BaseModel, ConfigDict, Field, create_model
-    from pydantic.fields import FieldInfo
-
     from nucleo_core.tools.decorator import describe_target
 
     try:
@@ -91,40 +112,64 @@ def function_signature(fn: Callable[..., Any], model_name: str) -> FunctionSigna
             ],
         ) from exc
     _, param_docs = docstring_parts(fn.__doc__)
-    fields: dict[str, Any] = {}
-    arguments: list[tuple[str, str]] = []
+    reserved = _reserved_names()
+    parameters: list[FunctionParameter] = []
     for parameter in inspect.signature(fn).parameters.values():
-        annotation = hints[parameter.name]
-        default: Any = ... if parameter.default is parameter.empty else parameter.default
-        description = param_docs.get(parameter.name)
-        annotation, annotated_description = _plain_string_metadata(annotation)
-        description = annotated_description or description
+        annotation, annotated_description = _plain_string_metadata(hints[parameter.name])
+        description = annotated_description or param_docs.get(parameter.name)
         field_name = parameter.name
-        alias: str | None = None
-        if field_name.startswith("_") or hasattr(BaseModel, field_name):
-            # pydantic reserves these names; keep the parameter's name on the wire as an alias.
-            field_name, alias = f"param_{field_name.lstrip('_')}", parameter.name
-        if description is not None and _has_field_description(annotation):
+        if field_name.startswith("_") or field_name in reserved:
+            # pydantic reserves these names; the parameter's own name stays on the wire (alias).
+            field_name = f"param_{field_name.lstrip('_')}"
+        parameters.append(
+            FunctionParameter(
+                name=parameter.name,
+                field_name=field_name,
+                annotation=annotation,
+                default=... if parameter.default is parameter.empty else parameter.default,
+                description=description,
+            )
+        )
+    return FunctionSignature(parameters=tuple(parameters), output_type=hints.get("return"))
+
+
+def function_input_model(
+    fn: Callable[..., Any], signature: FunctionSignature, model_name: str
+) -> type[BaseModel]:
+    """Build the pydantic model a function tool's input is validated into.
+
+    Unknown fields are forbidden (``additionalProperties: false``), so a misspelt argument is
+    refused rather than silently dropped.
+
+    Raises:
+        ToolDeclarationError: pydantic cannot build a model from the annotations.
+    """
+    from pydantic import ConfigDict, Field, create_model
+
+    from nucleo_core.tools.decorator import describe_target
+
+    fields: dict[str, Any] = {}
+    for parameter in signature.parameters:
+        description = parameter.description
+        if description is not None and _has_field_description(parameter.annotation):
             description = None  # an explicit Field(description=...) wins over the docstring
-        info: FieldInfo = Field(default, description=description, alias=alias)
-        fields[field_name] = (annotation, info)
-        arguments.append((parameter.name, field_name))
+        alias = parameter.name if parameter.field_name != parameter.name else None
+        fields[parameter.field_name] = (
+            parameter.annotation,
+            Field(parameter.default, description=description, alias=alias),
+        )
     try:
-        model = create_model(
+        return create_model(
             model_name,
             __config__=ConfigDict(extra="forbid", protected_namespaces=()),
             __module__=fn.__module__,
             **fields,
         )
-        model.model_json_schema()  # fail here, at the declaration, not at the first render
     except Exception as exc:
         raise ToolDeclarationError(
             describe_target(fn),
             [f"its parameters cannot be described as a JSON schema ({type(exc).__name__}: {exc})"],
         ) from exc
-    return FunctionSignature(
-        model=model, arguments=tuple(arguments), output_type=hints.get("return")
-    )
 
 
 def output_schema_for(output_type: object) -> dict[str, Any] | None:
@@ -198,6 +243,13 @@ def _plain_string_metadata(annotation: object) -> tuple[object, str | None]:
     others = [extra for extra in extras if not isinstance(extra, str)]
     rebuilt = Annotated[(base, *others)] if others else base
     return rebuilt, strings[0]
+
+
+@functools.cache
+def _reserved_names() -> frozenset[str]:
+    from pydantic import BaseModel
+
+    return frozenset(dir(BaseModel))
 
 
 def _has_field_description(annotation: object) -> bool:
