@@ -7,9 +7,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, final
 
 from nucleo_core.errors import ToolDeclarationError
+from nucleo_core.tools._simple_schema import simple_input_schema
 from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.decorator import declaration_of, describe_target
-from nucleo_core.tools._simple_schema import simple_input_schema
 from nucleo_core.tools.schema import (
     FunctionSignature,
     docstring_parts,

@@ -7,8 +7,8 @@ declaration time; pydantic and docstring-parser are imported on that first use.
 from __future__ import annotations
 
 import copy
-import functools
 import dataclasses
+import functools
 import inspect
 import typing
 from collections.abc import Callable, Mapping
