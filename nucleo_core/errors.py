@@ -8,10 +8,20 @@ Errors are kept apart by who has to act on them::
     │   ├── InvalidToolInput        a tool call's input does not fit the published schema
     │   ├── UnknownTool             a call named a tool the registry cannot reach
     │   └── ReadOnlyViolation       a read-only palette was asked to run a mutating tool
-    └── MisuseError                 meant for the developer: a mistake in code or configuration
-        ├── ToolDeclarationError    a tool is misdeclared (every problem listed at once)
-        ├── SchemaRefinementError   a schema refiner failed; the unrefined schema is not published
-        └── ToolCollisionError      two different kinds of provider claim one tool name
+    ├── MisuseError                 meant for the developer: a mistake in code or configuration
+    │   ├── ToolDeclarationError    a tool is misdeclared (every problem listed at once)
+    │   ├── SchemaRefinementError   a schema refiner failed; the unrefined schema is not published
+    │   ├── ToolCollisionError      two different kinds of provider claim one tool name
+    │   └── ModelNotConfigured      a model cannot be reached as configured (key, server, entry)
+    ├── ModelError                  a model provider did not answer usably
+    │   ├── ModelRateLimited        429; carries the provider's retry-after, when it gave one
+    │   ├── ModelServerError        the provider failed (5xx)
+    │   ├── ModelConnectionError    no connection, or it timed out
+    │   ├── ModelRequestRejected    the provider refused the request (4xx: auth, bad request)
+    │   └── ModelResponseMalformed  the provider's reply could not be read
+    └── ResponseError               the model's answer stayed unusable after every correction
+        ├── ResponseParseError      the answer could not be parsed
+        └── ResponseValidationError the answer lacks a required field or has a wrong type
 
 A correctable error's ``str()`` is what the model reads. Anything that could quote the model's own
 input (a JSON decoder's complaint, pydantic's or jsonschema's message) survives only as
@@ -26,8 +36,18 @@ __all__ = [
     "CorrectableError",
     "InvalidToolInput",
     "MisuseError",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelNotConfigured",
+    "ModelRateLimited",
+    "ModelRequestRejected",
+    "ModelResponseMalformed",
+    "ModelServerError",
     "NucleoError",
     "ReadOnlyViolation",
+    "ResponseError",
+    "ResponseParseError",
+    "ResponseValidationError",
     "SchemaRefinementError",
     "ToolCollisionError",
     "ToolDeclarationError",
@@ -130,3 +150,74 @@ class ToolCollisionError(MisuseError):
             "take it. Rename one of the tools, or register with shadow=True to replace the "
             "existing tool deliberately (the replacement is recorded in registry.shadowed)."
         )
+
+
+class ModelNotConfigured(MisuseError):
+    """A model cannot be reached as configured: a missing API key, server, SDK or catalog entry.
+
+    The message says exactly what is missing and how to provide it.
+    """
+
+
+class ModelError(NucleoError):
+    """A model provider did not answer usably. Adapters raise these, never an SDK's own errors.
+
+    Attributes:
+        provider: The adapter's provider name (``anthropic``, ``openai``, ...).
+        status: The HTTP status, where there was one.
+    """
+
+    def __init__(self, message: str, *, provider: str, status: int | None = None) -> None:
+        self.provider = provider
+        self.status = status
+        super().__init__(message)
+
+
+class ModelRateLimited(ModelError):
+    """The provider rate-limited the request (HTTP 429).
+
+    Attributes:
+        retry_after: Seconds the provider asked to wait, or ``None`` when it did not say.
+    """
+
+    def __init__(
+        self, message: str, *, provider: str, status: int | None = 429, retry_after: float | None
+    ) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, provider=provider, status=status)
+
+
+class ModelServerError(ModelError):
+    """The provider failed on its side (HTTP 5xx, or an overloaded signal)."""
+
+
+class ModelConnectionError(ModelError):
+    """The provider could not be reached, or did not answer in time."""
+
+
+class ModelRequestRejected(ModelError):
+    """The provider refused the request (HTTP 4xx other than 429: auth, bad request, model)."""
+
+
+class ModelResponseMalformed(ModelError):
+    """The provider's reply could not be read as its own wire format."""
+
+
+class ResponseError(NucleoError):
+    """The model's answer stayed unusable after the correction budget was spent.
+
+    Attributes:
+        attempts: How many answers were tried, the first included.
+    """
+
+    def __init__(self, message: str, *, attempts: int) -> None:
+        self.attempts = attempts
+        super().__init__(message)
+
+
+class ResponseParseError(ResponseError):
+    """The answer could not be parsed (not JSON, or not the expected envelope)."""
+
+
+class ResponseValidationError(ResponseError):
+    """The answer parsed but lacks a required field or holds a value of the wrong type."""

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaValidationError
     from pydantic import ValidationError
 
-__all__ = ["from_jsonschema", "from_pydantic", "not_json"]
+__all__ = ["from_jsonschema", "from_pydantic", "not_json", "pydantic_problems"]
 
 # pydantic error types whose message template is filled only from the constraint (`ctx`), so
 # it says what the schema requires and nothing of the input.
@@ -53,6 +53,11 @@ def not_json(tool: str) -> InvalidToolInput:
 
 def from_pydantic(tool: str, error: ValidationError, schema: Mapping[str, Any]) -> InvalidToolInput:
     """Describe a pydantic validation failure by field path and declared type."""
+    return InvalidToolInput(tool, pydantic_problems(error, schema))
+
+
+def pydantic_problems(error: ValidationError, schema: Mapping[str, Any]) -> list[str]:
+    """One line per failure of ``error``, from ``schema`` and the failure kinds only."""
     problems: list[str] = []
     for item in error.errors(include_url=False, include_context=True, include_input=False):
         kind = item["type"]
@@ -72,7 +77,7 @@ def from_pydantic(tool: str, error: ValidationError, schema: Mapping[str, Any]) 
             problems.append(f"{path}: {item['msg']} (declared type: {declared})")
         else:
             problems.append(f"{path}: expected {declared}")
-    return InvalidToolInput(tool, _unique(problems))
+    return _unique(problems)
 
 
 def from_jsonschema(

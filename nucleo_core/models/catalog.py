@@ -1,0 +1,285 @@
+"""The model catalog: named entries with their limits, and which entry serves each grade."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nucleo_core.errors import ModelNotConfigured
+from nucleo_core.models.declaration import ThinkerDeclaration
+
+if TYPE_CHECKING:
+    from nucleo_core.models.client import ModelClient
+
+__all__ = ["PROVIDERS", "Grade", "ModelCatalog", "ModelEntry"]
+
+#: The providers an entry id may name.
+PROVIDERS = ("anthropic", "openai", "openai-compatible")
+
+
+class Grade(StrEnum):
+    """How capable a model a thinker needs. A catalog maps each grade to one entry."""
+
+    FAST = "fast"
+    STANDARD = "standard"
+    STRONG = "strong"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelEntry:
+    """One model a catalog can seat a thinker on.
+
+    Attributes:
+        id: ``anthropic:<model>``, ``openai:<model>`` or
+            ``openai-compatible:<base_url>#<model>``.
+        provider: The part of the id before the first ``:``.
+        model: The provider's model id.
+        base_url: The endpoint, for ``openai-compatible`` entries (and optional overrides).
+        context_window: Tokens the model reads at most.
+        max_output_tokens: The ceiling an answer budget may be escalated to.
+        native_tools: Whether the model calls tools natively; if not, tools are described and
+            called through a JSON envelope in the text.
+    """
+
+    id: str
+    provider: str
+    model: str
+    base_url: str | None = None
+    context_window: int = 128_000
+    max_output_tokens: int = 8_192
+    native_tools: bool = True
+
+    @classmethod
+    def parse(cls, entry_id: str, **limits: Any) -> ModelEntry:
+        """Build an entry from its id, with optional limits.
+
+        Raises:
+            ModelNotConfigured: The id names no known provider or lacks a model.
+        """
+        provider, separator, rest = entry_id.partition(":")
+        if not separator or provider not in PROVIDERS:
+            raise ModelNotConfigured(
+                f"Model id {entry_id!r} names no known provider. Use anthropic:<model>, "
+                "openai:<model> or "
+                "openai-compatible:<base_url>#<model> (e.g. "
+                "openai-compatible:http://127.0.0.1:11434/v1#llama3.2)."
+            )
+        base_url: str | None = limits.pop("base_url", None)
+        if provider == "openai-compatible":
+            base_url, hash_sign, model = rest.rpartition("#")
+            if not hash_sign or not base_url or not model:
+                raise ModelNotConfigured(
+                    f"Model id {entry_id!r} needs the form openai-compatible:<base_url>#<model>, "
+                    "e.g. openai-compatible:http://127.0.0.1:11434/v1#llama3.2"
+                )
+        else:
+            model = rest
+        if not model:
+            raise ModelNotConfigured(f"Model id {entry_id!r} names no model after '{provider}:'.")
+        entry = cls(id=entry_id, provider=provider, model=model, base_url=base_url)
+        return entry.with_limits(**limits) if limits else entry
+
+    def with_limits(self, **limits: Any) -> ModelEntry:
+        """A copy with the given limits changed.
+
+        Raises:
+            ModelNotConfigured: A limit is unknown or has the wrong type.
+        """
+        allowed = {"context_window": int, "max_output_tokens": int, "native_tools": bool}
+        for key, value in limits.items():
+            expected = allowed.get(key)
+            if expected is None:
+                raise ModelNotConfigured(
+                    f"Model entry {self.id!r}: unknown setting {key!r}; allowed: "
+                    + ", ".join([*allowed, "base_url"])
+                )
+            if type(value) is not expected or (expected is int and value <= 0):
+                raise ModelNotConfigured(
+                    f"Model entry {self.id!r}: {key} must be a "
+                    + ("positive integer" if expected is int else "boolean")
+                )
+        return replace(self, **limits)
+
+
+class ModelCatalog:
+    """Named model entries and the entry each grade maps to.
+
+    Read from ``[tool.nucleo.models]`` of ``pyproject.toml`` or ``[models]`` of ``nucleo.toml``
+    (`discover`), or built in code. A pin (an entry id) beats the grade: `resolve` seats a
+    thinker on the pinned entry whatever its declaration says.
+
+    Example:
+        >>> catalog = ModelCatalog(grades={"standard": "anthropic:claude-sonnet-4-5"})
+        >>> catalog.resolve(ThinkerDeclaration(grade="standard")).model
+        'claude-sonnet-4-5'
+    """
+
+    def __init__(
+        self,
+        entries: Iterable[ModelEntry] = (),
+        *,
+        grades: Mapping[str, str] | None = None,
+    ) -> None:
+        self._entries: dict[str, ModelEntry] = {}
+        self._grades: dict[str, str] = {}
+        for entry in entries:
+            self.add(entry)
+        for grade, entry_id in (grades or {}).items():
+            self.assign(grade, entry_id)
+
+    def add(self, entry: ModelEntry) -> None:
+        """Add (or replace) an entry."""
+        self._entries[entry.id] = entry
+
+    def assign(self, grade: str, entry_id: str) -> None:
+        """Map ``grade`` to the entry ``entry_id`` (parsed with default limits if not added)."""
+        self._grades[str(grade)] = self.entry(entry_id).id
+
+    def entry(self, entry_id: str) -> ModelEntry:
+        """The entry of that id; an id not added is parsed with default limits and kept.
+
+        Raises:
+            ModelNotConfigured: The id is malformed.
+        """
+        found = self._entries.get(entry_id)
+        if found is None:
+            found = self._entries[entry_id] = ModelEntry.parse(entry_id)
+        return found
+
+    @property
+    def entries(self) -> Mapping[str, ModelEntry]:
+        """Every entry, by id."""
+        return dict(self._entries)
+
+    @property
+    def grades(self) -> Mapping[str, str]:
+        """Each grade's entry id."""
+        return dict(self._grades)
+
+    def resolve(self, declaration: ThinkerDeclaration, pin: str | None = None) -> ModelEntry:
+        """The entry a thinker is seated on: the pin when there is one, else its grade's entry.
+
+        Raises:
+            ModelNotConfigured: No pin, and no entry is assigned to the declared grade.
+        """
+        if pin is not None:
+            return self.entry(pin)
+        grade = str(declaration.grade)
+        entry_id = self._grades.get(grade)
+        if entry_id is None:
+            raise ModelNotConfigured(
+                f"No model is assigned to grade {grade!r}. Add it under "
+                f"[tool.nucleo.models.grades] in pyproject.toml (e.g. "
+                f'{grade} = "anthropic:claude-sonnet-4-5"), under [models.grades] in nucleo.toml, '
+                "or with ModelCatalog.assign(); or pin a model."
+            )
+        return self._entries[entry_id]
+
+    def client_for(self, entry: ModelEntry) -> ModelClient:
+        """A client for ``entry``: the one `override_client` installed, else a new adapter.
+
+        Raises:
+            ModelNotConfigured: The provider's SDK is not installed or its key is missing.
+        """
+        from nucleo_core.models.seam import current_override
+
+        override = current_override()
+        if override is not None:
+            return override
+        if entry.provider == "anthropic":
+            from nucleo_core.models.anthropic import AnthropicClient
+
+            return AnthropicClient(base_url=entry.base_url)
+        from nucleo_core.models.openai import OpenAIChatClient
+
+        if entry.provider == "openai":
+            return OpenAIChatClient(base_url=entry.base_url)
+        return OpenAIChatClient(base_url=entry.base_url, provider="openai-compatible")
+
+    # -- configuration ------------------------------------------------------------------------
+
+    @classmethod
+    def from_mapping(
+        cls, table: Mapping[str, Any], *, origin: str = "configuration"
+    ) -> ModelCatalog:
+        """Build a catalog from a ``[models]`` table: ``grades`` and ``entries`` sub-tables.
+
+        Raises:
+            ModelNotConfigured: The table is malformed; the message names ``origin`` and the key.
+        """
+        unknown = set(table) - {"grades", "entries"}
+        if unknown:
+            raise ModelNotConfigured(
+                f"{origin}: unknown key(s) {', '.join(sorted(unknown))} in the models table; "
+                "allowed: grades, entries"
+            )
+        catalog = cls()
+        entries = table.get("entries", {})
+        if not isinstance(entries, Mapping):
+            raise ModelNotConfigured(f"{origin}: models.entries must be a table of entry tables")
+        for entry_id, limits in entries.items():
+            if not isinstance(limits, Mapping):
+                raise ModelNotConfigured(f"{origin}: models.entries.{entry_id!r} must be a table")
+            try:
+                catalog.add(ModelEntry.parse(entry_id, **dict(limits)))
+            except ModelNotConfigured as exc:
+                raise ModelNotConfigured(f"{origin}: {exc}") from None
+        grades = table.get("grades", {})
+        if not isinstance(grades, Mapping) or not all(isinstance(v, str) for v in grades.values()):
+            raise ModelNotConfigured(
+                f"{origin}: models.grades must map grade names to entry ids, e.g. standard = "
+                '"anthropic:claude-sonnet-4-5"'
+            )
+        for grade, entry_id in grades.items():
+            try:
+                catalog.assign(grade, entry_id)
+            except ModelNotConfigured as exc:
+                raise ModelNotConfigured(f"{origin}: models.grades.{grade}: {exc}") from None
+        return catalog
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> ModelCatalog:
+        """Read a catalog from a ``nucleo.toml`` or ``pyproject.toml`` file.
+
+        ``nucleo.toml`` holds it under ``[models]``, ``pyproject.toml`` under
+        ``[tool.nucleo.models]``; a file without that table gives an empty catalog.
+
+        Raises:
+            ModelNotConfigured: The file is not valid TOML or the table is malformed.
+        """
+        file = Path(path)
+        try:
+            document = tomllib.loads(file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ModelNotConfigured(f"{file}: not valid TOML ({exc})") from exc
+        if file.name == "pyproject.toml":
+            table = document.get("tool", {}).get("nucleo", {}).get("models", {})
+            origin = f"{file} [tool.nucleo.models]"
+        else:
+            table = document.get("models", {})
+            origin = f"{file} [models]"
+        return cls.from_mapping(table, origin=origin)
+
+    @classmethod
+    def discover(cls, start: str | os.PathLike[str] | None = None) -> ModelCatalog:
+        """The catalog configured nearest to ``start`` (the working directory), going up.
+
+        In each folder a ``nucleo.toml`` wins; else a ``pyproject.toml`` counts when it has a
+        ``[tool.nucleo.models]`` table. Nothing found gives an empty catalog.
+        """
+        directory = Path(start) if start is not None else Path.cwd()
+        for folder in (directory, *directory.resolve().parents):
+            nucleo_toml = folder / "nucleo.toml"
+            if nucleo_toml.is_file():
+                return cls.from_file(nucleo_toml)
+            pyproject = folder / "pyproject.toml"
+            if pyproject.is_file():
+                catalog = cls.from_file(pyproject)
+                if catalog.entries or catalog.grades:
+                    return catalog
+        return cls()

@@ -1,0 +1,134 @@
+"""The neutral conversation types every model adapter translates to and from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "ContentBlock",
+    "Message",
+    "ReasoningBlock",
+    "Role",
+    "StopReason",
+    "TextBlock",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "Usage",
+]
+
+Role: TypeAlias = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextBlock:
+    """Plain text from the user or the model."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolUseBlock:
+    """The model asks to call a tool.
+
+    Attributes:
+        id: The provider's id for this call; its result must answer to the same id.
+        name: The tool name the model sent (not yet checked against any registry).
+        input: The decoded JSON object, or the raw text when the provider sent text that is
+            not a JSON object (OpenAI-compatible servers send arguments as a string).
+    """
+
+    id: str
+    name: str
+    input: Mapping[str, Any] | str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultBlock:
+    """The result of one tool call, answering a `ToolUseBlock` by its id.
+
+    Attributes:
+        tool_use_id: The id of the call this answers.
+        content: The result as text.
+        is_error: Whether the call failed (the text then says why, for the model to correct).
+    """
+
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningBlock:
+    """The model's reasoning, kept so it can be sent back where a provider requires it.
+
+    Attributes:
+        text: The reasoning text (empty when redacted).
+        signature: The provider's integrity signature, sent back verbatim.
+        redacted: Whether the provider redacted the reasoning (``data`` then holds it).
+        data: Opaque redacted reasoning, sent back verbatim.
+    """
+
+    text: str
+    signature: str | None = None
+    redacted: bool = False
+    data: str | None = None
+
+
+ContentBlock: TypeAlias = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One turn of a conversation: who spoke and the blocks they said."""
+
+    role: Role
+    content: tuple[ContentBlock, ...]
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        """A user turn holding one text block."""
+        return cls(role="user", content=(TextBlock(text=text),))
+
+    @classmethod
+    def assistant(cls, text: str) -> Message:
+        """An assistant turn holding one text block."""
+        return cls(role="assistant", content=(TextBlock(text=text),))
+
+    @property
+    def text(self) -> str:
+        """The concatenated text blocks of this turn."""
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    @property
+    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
+        """The tool-use blocks of this turn, in order."""
+        return tuple(block for block in self.content if isinstance(block, ToolUseBlock))
+
+
+class StopReason(StrEnum):
+    """Why the model stopped, in the neutral vocabulary.
+
+    ``MAX_TOKENS`` is truncation (Anthropic ``max_tokens``, OpenAI ``length``); ``REFUSAL`` is a
+    refusal the provider reported as such (the text says what the model declined).
+    """
+
+    END_TURN = "end_turn"
+    TOOL_USE = "tool_use"
+    MAX_TOKENS = "max_tokens"
+    STOP_SEQUENCE = "stop_sequence"
+    REFUSAL = "refusal"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Usage:
+    """Token counts of one exchange, as the provider reported them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)

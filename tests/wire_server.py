@@ -1,0 +1,125 @@
+"""A real HTTP server on 127.0.0.1 that answers with scripted replies and records requests.
+
+Adapter tests point the official SDKs at it (``base_url``), so the SDK's whole HTTP path runs:
+the request body the SDK really sends is recorded, and the reply is whatever the test scripted
+(a JSON body, a server-sent-event stream, a 429 with ``retry-after``, a 500, a malformed body).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted reply."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def json(cls, payload: object, status: int = 200, **headers: str) -> Reply:
+        """A JSON reply."""
+        merged = {"content-type": "application/json", **headers}
+        return cls(status=status, body=json.dumps(payload).encode(), headers=merged)
+
+    @classmethod
+    def sse(cls, events: list[tuple[str | None, object]]) -> Reply:
+        """A server-sent-event stream: ``(event name or None, data)`` pairs, sent at once."""
+        chunks = []
+        for name, data in events:
+            text = data if isinstance(data, str) else json.dumps(data)
+            chunks.append((f"event: {name}\n" if name else "") + f"data: {text}\n\n")
+        return cls(body="".join(chunks).encode(), headers={"content-type": "text/event-stream"})
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request the server received."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        """The request body, decoded."""
+        return json.loads(self.body)
+
+
+class WireServer:
+    """The server: ``url`` to point an SDK at, ``replies`` to script, ``requests`` recorded."""
+
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.requests: list[Recorded] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else b""
+                server.requests.append(
+                    Recorded(
+                        method=self.command,
+                        path=self.path,
+                        headers={k.lower(): v for k, v in self.headers.items()},
+                        body=body,
+                    )
+                )
+                reply = (
+                    server.replies.popleft()
+                    if server.replies
+                    else Reply.json({"error": "no reply scripted"}, status=599)
+                )
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            do_POST = _answer  # http.server's naming
+            do_GET = _answer
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Keep test output quiet."""
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The server's base URL."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> None:
+        """Start serving in a background thread."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+@contextmanager
+def wire_server() -> Iterator[WireServer]:
+    """A started server, stopped on exit."""
+    server = WireServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
