@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``lint``, ``typecheck``, ``bench``."""
+"""Developer sessions: ``nox -s tests``, ``lint``, ``typecheck``, ``docs``, ``bench``."""
 
 from __future__ import annotations
 
@@ -29,9 +29,16 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
-    """mypy --strict on the package."""
+    """Type-check the package with mypy --strict."""
     session.install("-e", ".[test]", "mypy>=1.11", "types-jsonschema")
     session.run("mypy", "--strict", "nucleo_core")
+
+
+@nox.session(python="3.11")
+def docs(session: nox.Session) -> None:
+    """Build the documentation site; warnings are errors."""
+    session.install(".", "mkdocs>=1.6")
+    session.run("mkdocs", "build", "--strict")
 
 
 @nox.session(python="3.11")

@@ -7,7 +7,8 @@ Errors are kept apart by who has to act on them::
     │   │                           reason, and never echoes what the model sent
     │   ├── InvalidToolInput        a tool call's input does not fit the published schema
     │   ├── UnknownTool             a call named a tool the registry cannot reach
-    │   └── ReadOnlyViolation       a read-only palette was asked to run a mutating tool
+    │   ├── ReadOnlyViolation       a read-only palette was asked to run a mutating tool
+    │   └── AnswerRefused           an answer the declared output type cannot hold
     ├── MisuseError                 meant for the developer: a mistake in code or configuration
     │   ├── ToolDeclarationError    a tool is misdeclared (every problem listed at once)
     │   ├── SchemaRefinementError   a schema refiner failed; the unrefined schema is not published
@@ -33,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "AnswerRefused",
     "CorrectableError",
     "InvalidToolInput",
     "MisuseError",
@@ -107,6 +109,24 @@ class ReadOnlyViolation(CorrectableError):
             f"Tool '{tool}' is not declared read-only and this palette is bound read-only; "
             "choose a read-only tool instead"
         )
+
+
+class AnswerRefused(CorrectableError):
+    """The model's answer cannot be accepted as it is; the message tells it how to answer.
+
+    Composed from the contract (the answer schema, the field path, the declared type), never
+    from the payload the model sent.
+
+    Attributes:
+        kind: ``"parse"`` when the answer could not be parsed at all, ``"validation"`` when it
+            parsed but does not fit the declared type.
+        problems: One line per problem.
+    """
+
+    def __init__(self, kind: str, message: str, problems: Sequence[str] = ()) -> None:
+        self.kind = kind
+        self.problems = tuple(problems)
+        super().__init__(message)
 
 
 class MisuseError(NucleoError):

@@ -103,7 +103,7 @@ class FunctionToolProvider(DeclaredToolProvider):
         return (self._signature or self._resolve_signature()).output_type
 
     def _docstring_description(self) -> str:
-        description, _ = docstring_parts(self.function.__doc__)
+        description, _ = docstring_parts(self.function.__doc__, describe_target(self.function))
         return description
 
     def __eq__(self, other: object) -> bool:

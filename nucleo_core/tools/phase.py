@@ -23,13 +23,18 @@ class Phase:
 
     Attributes:
         name: The phase's name, for logs and records.
-        tools: The names the phase permits, or ``None`` for "any name".
+        tools: The names (bare or prefixed ids) the phase permits, or ``None`` for any.
         read_only: When ``True``, only tools declared read-only are permitted.
     """
 
     name: str
     tools: frozenset[str] | None = None
     read_only: bool = False
+
+    def __post_init__(self) -> None:
+        if self.tools is not None and not isinstance(self.tools, frozenset):
+            # Accept any iterable of names; the phase must stay hashable (specs are cached by it).
+            object.__setattr__(self, "tools", frozenset(self.tools))
 
     @classmethod
     def only(cls, name: str, tools: Iterable[str]) -> Phase:
@@ -43,6 +48,7 @@ class Phase:
 
     def permits(self, provider: ToolProvider) -> bool:
         """Whether ``provider``'s tool exists in this phase."""
-        if self.tools is not None and provider.name not in self.tools:
+        tools = self.tools
+        if tools is not None and provider.name not in tools and provider.source not in tools:
             return False
         return provider.read_only or not self.read_only

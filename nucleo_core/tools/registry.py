@@ -291,7 +291,9 @@ class ToolRegistry:
     # -- restrictions and phases --------------------------------------------------------------
 
     def restrict(self, key: str, names: Iterable[str]) -> None:
-        """Narrow the surface to ``names`` on behalf of ``key`` (a skill, a procedure).
+        """Narrow the surface to ``names`` (bare or prefixed ids) on behalf of ``key``.
+
+        ``key`` names what imposed the restriction (a skill, a procedure).
 
         Active restrictions compose as a **union**: each names the tools its own procedure
         needs, and intersecting them would strand a run that loaded two. The union is then
@@ -379,4 +381,9 @@ class ToolRegistry:
         if phase is not None and not phase.permits(provider):
             return False
         union = self._restriction_union
-        return union is None or provider.name in union or provider.restricting
+        return (
+            union is None
+            or provider.name in union
+            or provider.source in union
+            or provider.restricting
+        )

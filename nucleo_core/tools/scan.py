@@ -18,9 +18,11 @@ def tools_in_module(module: ModuleType) -> list[ToolProvider]:
     the module's definition order, so a registry filled from a scan has a stable order.
     """
     found: list[ToolProvider] = []
+    seen: set[int] = set()  # one tool bound under two names (an alias) is still one tool
     for value in list(vars(module).values()):
-        if getattr(value, "__module__", None) != module.__name__:
+        if getattr(value, "__module__", None) != module.__name__ or id(value) in seen:
             continue
         if declaration_of(value) is not None:
+            seen.add(id(value))
             found.append(provider_for(value))
     return found

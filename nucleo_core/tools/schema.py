@@ -32,7 +32,17 @@ __all__ = [
     "refine_schema",
 ]
 
-_SECTION_HEADERS = ("Args:", "Arguments:", "Parameters:", "Returns:", "Raises:", "Yields:")
+_SECTION_HEADERS = (
+    "Args:",
+    "Arguments:",
+    "Parameters:",
+    "Returns:",
+    "Raises:",
+    "Yields:",
+    "Attributes:",
+    "Example:",
+    "Examples:",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +83,15 @@ class FunctionSignature:
 
 
 @functools.lru_cache(maxsize=512)  # a tool's description and its parameters read one docstring
-def docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
+def docstring_parts(doc: str | None, target: str = "a tool") -> tuple[str, dict[str, str]]:
     """Split a docstring into the description a model reads and per-parameter descriptions.
 
-    The description is the docstring without its Google-style ``Args``/``Returns``/``Raises``
-    sections; the parameters come from the ``Args`` section.
+    The description is the docstring without its Google-style sections (``Args``,
+    ``Returns``, ``Raises``, ``Attributes``, ``Example``, ...); the parameters come from the
+    ``Args`` section.
+
+    Raises:
+        ToolDeclarationError: The sections cannot be read (``target`` names the tool).
     """
     if not doc or not doc.strip():
         return "", {}
@@ -86,7 +100,16 @@ def docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
         return cleaned, {}
     import docstring_parser
 
-    parsed = docstring_parser.parse(cleaned, style=docstring_parser.DocstringStyle.GOOGLE)
+    try:
+        parsed = docstring_parser.parse(cleaned, style=docstring_parser.DocstringStyle.GOOGLE)
+    except docstring_parser.ParseError as exc:
+        raise ToolDeclarationError(
+            target,
+            [
+                f"its docstring's Google-style sections cannot be read ({exc}); under 'Args:' "
+                "write one 'name: description' line per parameter"
+            ],
+        ) from exc
     parts = [part for part in (parsed.short_description, parsed.long_description) if part]
     description = "\n\n".join(parts) if parts else cleaned
     params = {param.arg_name: param.description for param in parsed.params if param.description}
@@ -111,7 +134,7 @@ def function_signature(fn: Callable[..., Any]) -> FunctionSignature:
                 "it names at module level"
             ],
         ) from exc
-    _, param_docs = docstring_parts(fn.__doc__)
+    _, param_docs = docstring_parts(fn.__doc__, describe_target(fn))
     reserved = _reserved_names()
     parameters: list[FunctionParameter] = []
     for parameter in inspect.signature(fn).parameters.values():
@@ -154,10 +177,13 @@ def function_input_model(
         if description is not None and _has_field_description(parameter.annotation):
             description = None  # an explicit Field(description=...) wins over the docstring
         alias = parameter.name if parameter.field_name != parameter.name else None
-        fields[parameter.field_name] = (
-            parameter.annotation,
-            Field(parameter.default, description=description, alias=alias),
-        )
+        # Only set what is known: an explicit None would override Annotated's own Field values.
+        options: dict[str, Any] = {}
+        if description is not None:
+            options["description"] = description
+        if alias is not None:
+            options["alias"] = alias
+        fields[parameter.field_name] = (parameter.annotation, Field(parameter.default, **options))
     try:
         return create_model(
             model_name,
@@ -183,10 +209,17 @@ def output_schema_for(output_type: object) -> dict[str, Any] | None:
         return None
     from pydantic import BaseModel, TypeAdapter
 
-    if issubclass(output_type, BaseModel):
-        return output_type.model_json_schema(mode="serialization")
-    if dataclasses.is_dataclass(output_type) or typing.is_typeddict(output_type):
-        return TypeAdapter(output_type).json_schema(mode="serialization")
+    # typing_extensions' check also knows typing_extensions.TypedDict, which pydantic asks for
+    # on Python < 3.12 and so is what many users' code defines.
+    from typing_extensions import is_typeddict
+
+    try:
+        if issubclass(output_type, BaseModel):
+            return output_type.model_json_schema(mode="serialization")
+        if dataclasses.is_dataclass(output_type) or is_typeddict(output_type):
+            return TypeAdapter(output_type).json_schema(mode="serialization")
+    except Exception:  # an undescribable field type: the output ships as text
+        return None
     return None
 
 

@@ -1,0 +1,142 @@
+"""The ``nucleo`` click group and its commands.
+
+``nucleo tools`` lists and ``nucleo tools show NAME`` shows; ``--from`` and ``--json`` may be
+given before or after ``show``, and both placements add up. A mistake in what the user asked
+(a source that cannot be imported, a misdeclared tool, an unknown name) is printed as one
+``Error:`` message with exit code 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import click
+
+from nucleo_core import __version__
+from nucleo_core.cli import render
+from nucleo_core.cli.sources import ToolSourceError, collect_registry
+from nucleo_core.tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from nucleo_core.tools import ToolFormat
+
+__all__ = ["CommandError", "main", "nucleo"]
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+#: ``--format`` values: nucleo's own view, or one model provider's tool definition.
+FORMATS = ("neutral", "openai", "anthropic", "mcp")
+
+
+class CommandError(click.ClickException):
+    """A mistake in what the user asked: printed as ``Error: <message>``, exit code 2."""
+
+    exit_code = 2
+
+
+def _from_option(command: _Command) -> _Command:
+    return click.option(
+        "--from",
+        "sources",
+        multiple=True,
+        metavar="MODULE_OR_PATH",
+        help=(
+            "Load the tools a module defines: a dotted module name (found as `python -m` finds "
+            "one) or a path to a .py file. Repeatable."
+        ),
+    )(command)
+
+
+def _json_option(command: _Command) -> _Command:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")(
+        command
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="nucleo")
+def nucleo() -> None:
+    """nucleo: LLM agents whose tools are decided in code and enforced at every call."""
+
+
+@nucleo.group(invoke_without_command=True)
+@_from_option
+@_json_option
+@click.pass_context
+def tools(ctx: click.Context, sources: tuple[str, ...], as_json: bool) -> None:
+    """List the tools this process has, and those of each --from source.
+
+    Each row shows the tool's name, source, whether it is declared read-only, its declared
+    risk ("high (undeclared)" when none was declared) and the first line of its description.
+    `nucleo tools show NAME` shows one tool in full.
+    """
+    if ctx.invoked_subcommand is not None:
+        return  # the subcommand reads these options from this context
+    providers = _registry(sources).providers()
+    if as_json:
+        render.print_json([render.tool_summary(provider) for provider in providers])
+    elif not providers:
+        render.print_empty(sources)
+    else:
+        render.print_tool_table(providers)
+
+
+@tools.command()
+@click.argument("name")
+@_from_option
+@_json_option
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS),
+    default="neutral",
+    show_default=True,
+    help=(
+        "neutral: nucleo's own view. openai, anthropic, mcp: the definition that model "
+        "provider is sent, always as JSON."
+    ),
+)
+@click.pass_context
+def show(
+    ctx: click.Context, name: str, sources: tuple[str, ...], as_json: bool, format_: str
+) -> None:
+    """Show one tool in full: its declarations, description and schemas.
+
+    NAME is the tool's name, bare (forecast) or with its source prefix (native:forecast).
+    """
+    group = ctx.parent.params if ctx.parent is not None else {}
+    all_sources = (*group.get("sources", ()), *sources)
+    registry = _registry(all_sources)
+    provider = registry.get_provider_by_name(name)
+    if provider is None:
+        raise CommandError(_unknown_tool_message(name, registry))
+    if format_ != "neutral":
+        render.print_json(render.rendered_for(provider, cast("ToolFormat", format_)))
+    elif as_json or group.get("as_json", False):
+        render.print_json(render.tool_detail(provider))
+    else:
+        render.print_tool_detail(provider)
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    """Run the ``nucleo`` command line; the console script's entry point.
+
+    Args:
+        args: The arguments, without the program name; ``None`` reads ``sys.argv``.
+    """
+    nucleo.main(args=None if args is None else list(args), prog_name="nucleo")
+
+
+def _registry(sources: Sequence[str]) -> ToolRegistry:
+    try:
+        return collect_registry(sources)
+    except ToolSourceError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _unknown_tool_message(name: str, registry: ToolRegistry) -> str:
+    available = registry.names()
+    if not available:
+        return f"no tool named '{name}': no tools are registered (add some with --from)"
+    return f"no tool named '{name}'. Available tools: {', '.join(available)}"

@@ -1,0 +1,248 @@
+"""The docs are true: every example runs, and every code block and output shown is the real one.
+
+How a page shows code (docs/*.md):
+
+- ``<!-- example: examples/NAME.py -->`` right before a ```python block: the block is exactly
+  that file, and the file runs without error.
+- ``<!-- output: examples/NAME.py -->`` right before a ```text block: the block is exactly what
+  that file prints.
+- a ```console block: each ``$ nucleo ...`` line is run from the repository root and followed by
+  exactly what it prints; ``# exit code N`` after a command says it exits with N, not 0.
+- any other ```python block (in docs/*.md or README.md) runs on its own in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from nucleo_core.cli.app import nucleo
+from nucleo_core.cli.sources import FILE_MODULE_PREFIX
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+PAGES = sorted(DOCS.glob("*.md"))
+EXAMPLES = sorted((DOCS / "examples").glob("*.py"))
+
+_FENCE = re.compile(r"^```(\w*)\s*$")
+_MARKER = re.compile(r"^<!-- (example|output): (\S+) -->$")
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+_NAV_PAGE = re.compile(r"^\s*-\s*[^:]+:\s*(\S+\.md)\s*$")
+_EXIT_CODE = re.compile(r"#\s*exit code (\d+)\s*$")
+
+# Console blocks are rendered at this width, with no colour, whatever the machine running them.
+CONSOLE_ENV: dict[str, str | None] = {
+    "COLUMNS": "100",
+    "FORCE_COLOR": None,
+    "TTY_COMPATIBLE": None,
+    "TTY_INTERACTIVE": None,
+    "NO_COLOR": "1",
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of a page, with the marker line right before it, if any."""
+
+    page: Path
+    line: int
+    language: str
+    text: str
+    marker: tuple[str, str] | None
+
+    @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(REPO)}:{self.line}"
+
+
+def fenced_blocks(page: Path) -> list[Block]:
+    lines = page.read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        previous = next((line for line in reversed(lines[:index]) if line.strip()), "")
+        found = _MARKER.match(previous.strip())
+        end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
+        blocks.append(
+            Block(
+                page=page,
+                line=index + 1,
+                language=opening.group(1),
+                text="\n".join(lines[index + 1 : end]) + "\n",
+                marker=(found.group(1), found.group(2)) if found else None,
+            )
+        )
+        index = end + 1
+    return blocks
+
+
+ALL_BLOCKS = [block for page in PAGES for block in fenced_blocks(page)]
+INCLUDED = [block for block in ALL_BLOCKS if block.marker and block.marker[0] == "example"]
+OUTPUTS = [block for block in ALL_BLOCKS if block.marker and block.marker[0] == "output"]
+CONSOLES = [block for block in ALL_BLOCKS if block.language == "console"]
+STANDALONE = [
+    block
+    for block in [*ALL_BLOCKS, *fenced_blocks(REPO / "README.md")]
+    if block.language == "python" and block.marker is None
+]
+
+
+def ids(blocks: list[Block]) -> list[str]:
+    return [block.where for block in blocks]
+
+
+def example_environment() -> dict[str, str]:
+    # The examples show nucleo's defaults; a strict-mode variable set by the caller would not.
+    return {key: value for key, value in os.environ.items() if key != "NUCLEO_STRICT_TOOLS"}
+
+
+@functools.cache
+def run_example(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        env=example_environment(),
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_docs_have_examples_and_console_blocks_to_check() -> None:
+    """The parsing below finds what it checks, so an empty parametrization cannot pass vacuously."""
+    assert EXAMPLES
+    assert INCLUDED
+    assert OUTPUTS
+    assert CONSOLES
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[path.name for path in EXAMPLES])
+def test_every_example_program_runs(path: Path) -> None:
+    """Each docs/examples/*.py program runs to the end without an error (its asserts hold)."""
+    completed = run_example(path)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stderr == ""
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[path.name for path in EXAMPLES])
+def test_every_example_program_is_shown_in_the_docs(path: Path) -> None:
+    """No example program is orphaned: some page includes it verbatim."""
+    shown = {(DOCS / block.marker[1]).resolve() for block in INCLUDED if block.marker}
+    assert path.resolve() in shown
+
+
+@pytest.mark.parametrize("block", INCLUDED, ids=ids(INCLUDED))
+def test_included_examples_are_exactly_their_files(block: Block) -> None:
+    """A ```python block marked as an example is, byte for byte, the program that is run."""
+    assert block.marker is not None
+    path = DOCS / block.marker[1]
+    assert block.language == "python", f"{block.where}: an example is shown as ```python"
+    assert path.is_file(), f"{block.where}: no such example {path}"
+    assert block.text == path.read_text(encoding="utf-8"), (
+        f"{block.where} differs from {block.marker[1]}: copy the file into the page again"
+    )
+
+
+@pytest.mark.parametrize("block", OUTPUTS, ids=ids(OUTPUTS))
+def test_shown_outputs_are_what_the_examples_print(block: Block) -> None:
+    """A block marked as an example's output is exactly what running that example prints."""
+    assert block.marker is not None
+    completed = run_example(DOCS / block.marker[1])
+    assert completed.returncode == 0, completed.stderr
+    assert block.text == completed.stdout, f"{block.where}: run the example and copy its output"
+
+
+@pytest.mark.parametrize("block", STANDALONE, ids=ids(STANDALONE))
+def test_standalone_python_blocks_run(block: Block) -> None:
+    """Every other ```python block in the docs and README runs on its own, without error."""
+    completed = subprocess.run(
+        [sys.executable, "-c", block.text],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=example_environment(),
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, f"{block.where}:\n{completed.stderr}"
+
+
+def console_commands(block: Block) -> Iterator[tuple[str, str]]:
+    """Each ``$ command`` of a console block with the lines shown after it."""
+    command: str | None = None
+    shown: list[str] = []
+    for line in block.text.splitlines():
+        if line.startswith("$ "):
+            if command is not None:
+                yield command, "\n".join(shown)
+            command, shown = line[2:], []
+        else:
+            shown.append(line)
+    if command is not None:
+        yield command, "\n".join(shown)
+
+
+def run_isolated(words: list[str]) -> Result:
+    """Run one command in this process as if it were a process of its own.
+
+    Loading a file source puts its directory on sys.path and its module in sys.modules; both are
+    undone so that one command of a block cannot change what the next one finds.
+    """
+    saved_path = list(sys.path)
+    try:
+        return CliRunner().invoke(nucleo, words, env=CONSOLE_ENV)
+    finally:
+        sys.path[:] = saved_path
+        for name in [name for name in sys.modules if name.startswith(FILE_MODULE_PREFIX)]:
+            del sys.modules[name]
+
+
+@pytest.mark.parametrize("block", CONSOLES, ids=ids(CONSOLES))
+def test_console_blocks_show_what_the_command_prints(
+    block: Block, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each `$ nucleo ...` in a console block prints exactly the lines shown after it."""
+    monkeypatch.chdir(REPO)
+    commands = list(console_commands(block))
+    assert commands, f"{block.where}: a console block shows at least one command"
+    for command, shown in commands:
+        words = shlex.split(command, comments=True)
+        assert words[0] == "nucleo", f"{block.where}: only nucleo commands are checked"
+        expected_exit = _EXIT_CODE.search(command)
+        result = run_isolated(words[1:])
+        assert result.exit_code == (int(expected_exit.group(1)) if expected_exit else 0), (
+            f"{block.where}: `{command}` exited {result.exit_code}:\n{result.output}"
+        )
+        printed = "\n".join(line.rstrip() for line in result.output.rstrip("\n").splitlines())
+        assert printed == shown.rstrip("\n"), f"{block.where}: `{command}` prints otherwise"
+
+
+def test_every_page_is_in_the_mkdocs_nav_and_every_nav_entry_exists() -> None:
+    """mkdocs.yml lists each docs/*.md page, and nothing that does not exist."""
+    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8").splitlines()
+    listed = [found.group(1) for line in config if (found := _NAV_PAGE.match(line))]
+    assert sorted(listed) == sorted(page.name for page in PAGES)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+def test_relative_links_point_at_files_that_exist(page: Path) -> None:
+    """Every relative link of a page names a file in the repository."""
+    for target in _LINK.findall(page.read_text(encoding="utf-8")):
+        if "://" in target or target.startswith(("#", "mailto:")):
+            continue
+        assert (page.parent / target.split("#")[0]).exists(), f"{page.name}: broken link {target}"
