@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -19,11 +20,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted reply."""
+    """One scripted reply.
+
+    ``delay`` holds the reply back that many seconds, to make a client time out.
+    """
 
     status: int = 200
     body: bytes = b""
     headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0
 
     @classmethod
     def json(cls, payload: object, status: int = 200, **headers: str) -> Reply:
@@ -82,6 +87,17 @@ class WireServer:
                     if server.replies
                     else Reply.json({"error": "no reply scripted"}, status=599)
                 )
+                if reply.delay:
+                    time.sleep(reply.delay)
+                    try:
+                        self._send(reply)
+                    except OSError:
+                        # The client gave up waiting and closed the connection.
+                        self.close_connection = True
+                    return
+                self._send(reply)
+
+            def _send(self, reply: Reply) -> None:
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
@@ -96,7 +112,10 @@ class WireServer:
                 """Keep test output quiet."""
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # A short poll interval: shutdown() waits up to one interval, and tests stop many servers.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def url(self) -> str:

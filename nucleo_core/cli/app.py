@@ -15,6 +15,8 @@ import click
 
 from nucleo_core import __version__
 from nucleo_core.cli import render
+from nucleo_core.cli.ask import ask
+from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.sources import ToolSourceError, collect_registry
 from nucleo_core.tools import ToolRegistry
 
@@ -27,12 +29,6 @@ _Command = TypeVar("_Command", bound=Callable[..., Any])
 
 #: ``--format`` values: nucleo's own view, or one model provider's tool definition.
 FORMATS = ("neutral", "openai", "anthropic", "mcp")
-
-
-class CommandError(click.ClickException):
-    """A mistake in what the user asked: printed as ``Error: <message>``, exit code 2."""
-
-    exit_code = 2
 
 
 def _from_option(command: _Command) -> _Command:
@@ -117,6 +113,9 @@ def show(
         render.print_json(render.tool_detail(provider))
     else:
         render.print_tool_detail(provider)
+
+
+nucleo.add_command(ask)
 
 
 def main(args: Sequence[str] | None = None) -> None:

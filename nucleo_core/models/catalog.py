@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tomllib
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -98,7 +100,8 @@ class ModelEntry:
                     f"Model entry {self.id!r}: unknown setting {key!r}; allowed: "
                     + ", ".join([*allowed, "base_url"])
                 )
-            if type(value) is not expected or (expected is int and value <= 0):
+            positive = isinstance(value, int) and not isinstance(value, bool) and value > 0
+            if type(value) is not expected or (expected is int and not positive):
                 raise ModelNotConfigured(
                     f"Model entry {self.id!r}: {key} must be a "
                     + ("positive integer" if expected is int else "boolean")
@@ -127,6 +130,11 @@ class ModelCatalog:
     ) -> None:
         self._entries: dict[str, ModelEntry] = {}
         self._grades: dict[str, str] = {}
+        # Adapters hold connection pools bound to the event loop that used them, so clients are
+        # kept per loop; a loop that is gone takes its clients' cache entry with it.
+        self._clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, ModelClient]
+        ] = weakref.WeakKeyDictionary()
         for entry in entries:
             self.add(entry)
         for grade, entry_id in (grades or {}).items():
@@ -181,7 +189,10 @@ class ModelCatalog:
         return self._entries[entry_id]
 
     def client_for(self, entry: ModelEntry) -> ModelClient:
-        """A client for ``entry``: the one `override_client` installed, else a new adapter.
+        """A client for ``entry``.
+
+        The client `override_client` installed, if any; else the adapter this catalog keeps
+        for the entry on the running event loop, made on first use.
 
         Raises:
             ModelNotConfigured: The provider's SDK is not installed or its key is missing.
@@ -191,6 +202,27 @@ class ModelCatalog:
         override = current_override()
         if override is not None:
             return override
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return self._new_client(entry)
+        clients = self._clients.setdefault(loop, {})
+        client = clients.get(entry.id)
+        if client is None:
+            client = clients[entry.id] = self._new_client(entry)
+        return client
+
+    async def aclose(self) -> None:
+        """Close the clients this catalog made on the running event loop."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # pragma: no cover - aclose is awaited, so a loop runs
+            return
+        for client in self._clients.pop(loop, {}).values():
+            await client.aclose()
+
+    @staticmethod
+    def _new_client(entry: ModelEntry) -> ModelClient:
         if entry.provider == "anthropic":
             from nucleo_core.models.anthropic import AnthropicClient
 
@@ -257,13 +289,15 @@ class ModelCatalog:
             document = tomllib.loads(file.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ModelNotConfigured(f"{file}: not valid TOML ({exc})") from exc
-        if file.name == "pyproject.toml":
-            table = document.get("tool", {}).get("nucleo", {}).get("models", {})
-            origin = f"{file} [tool.nucleo.models]"
-        else:
-            table = document.get("models", {})
-            origin = f"{file} [models]"
-        return cls.from_mapping(table, origin=origin)
+        keys = ("tool", "nucleo", "models") if file.name == "pyproject.toml" else ("models",)
+        table: dict[str, Any] = document
+        for depth, key in enumerate(keys):
+            found = table.get(key, {})
+            if not isinstance(found, dict):
+                dotted = ".".join(keys[: depth + 1])
+                raise ModelNotConfigured(f"{file}: {dotted} must be a table")
+            table = found
+        return cls.from_mapping(table, origin=f"{file} [{'.'.join(keys)}]")
 
     @classmethod
     def discover(cls, start: str | os.PathLike[str] | None = None) -> ModelCatalog:

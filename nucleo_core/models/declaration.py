@@ -39,8 +39,8 @@ class ThinkerDeclaration:
         answer_size: ``AnswerSize`` or an explicit token budget.
     """
 
-    grade: str = "standard"
-    answer_size: AnswerSize | int = AnswerSize.MEDIUM
+    grade: str
+    answer_size: AnswerSize | int
 
     def __post_init__(self) -> None:
         if not isinstance(self.grade, str) or not self.grade:

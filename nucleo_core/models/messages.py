@@ -125,7 +125,16 @@ class StopReason(StrEnum):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
-    """Token counts of one exchange, as the provider reported them."""
+    """Token counts of one exchange, in the same sense for every provider.
+
+    Attributes:
+        input_tokens: Every token the model read, cached ones included.
+        output_tokens: Every token the model wrote, reasoning included.
+        cache_read_tokens: Input tokens served from the provider's prompt cache.
+        cache_write_tokens: Input tokens written to the prompt cache.
+        extra: Provider-specific counts (``reasoning_tokens``, ...), summed key by key when
+            exchanges are added up.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0

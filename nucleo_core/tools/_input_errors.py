@@ -56,17 +56,30 @@ def from_pydantic(tool: str, error: ValidationError, schema: Mapping[str, Any]) 
     return InvalidToolInput(tool, pydantic_problems(error, schema))
 
 
-def pydantic_problems(error: ValidationError, schema: Mapping[str, Any]) -> list[str]:
-    """One line per failure of ``error``, from ``schema`` and the failure kinds only."""
+def pydantic_problems(
+    error: ValidationError, schema: Mapping[str, Any], *, root: str | None = None
+) -> list[str]:
+    """One line per failure of ``error``, from ``schema`` and the failure kinds only.
+
+    Args:
+        error: pydantic's error; only its failure kinds and locations are read.
+        schema: The published schema the paths and declared types are read from.
+        root: When given, every path is rooted at it (``answer``, ``answer.city``); else
+            fields are named bare (``city``) and the whole value is ``input``.
+    """
     problems: list[str] = []
     for item in error.errors(include_url=False, include_context=True, include_input=False):
         kind = item["type"]
         path, at = _walk(schema, item["loc"])
+        if root is None:
+            path = path or _ROOT
+        else:
+            path = root if not path else (f"{root}{path}" if path[0] == "[" else f"{root}.{path}")
         declared = _describe(at, schema)
         if kind == "json_invalid":
             problems.append(f"{_ROOT}: is not valid JSON; send a JSON object")
-        elif kind in _NOT_AN_OBJECT and path == _ROOT:
-            problems.append(f"{_ROOT}: must be a JSON object ({_fields_hint(schema)})")
+        elif kind in _NOT_AN_OBJECT and not item["loc"]:
+            problems.append(f"{path}: must be a JSON object ({_fields_hint(schema)})")
         elif kind == "missing":
             problems.append(f"{path}: is required (declared type: {declared})")
         elif kind == "extra_forbidden":
@@ -86,14 +99,15 @@ def from_jsonschema(
     """Describe Draft 2020-12 validation failures by field path and declared constraint."""
     problems: list[str] = []
     for error in errors:
-        path, at = _walk(schema, tuple(error.absolute_path))
+        bare, at = _walk(schema, tuple(error.absolute_path))
+        path = bare or _ROOT
         rule, expected = error.validator, error.validator_value
         if rule == "required":
             present = error.instance if isinstance(error.instance, Mapping) else {}
             required = expected if isinstance(expected, list) else []
             missing = [name for name in required if name not in present]
             for name in missing:
-                field_path = name if path == _ROOT else f"{path}.{name}"
+                field_path = f"{bare}.{name}" if bare else name
                 declared = _describe(_properties(at, schema).get(name, {}), schema)
                 problems.append(f"{field_path}: is required (declared type: {declared})")
         elif rule in ("additionalProperties", "unevaluatedProperties"):
@@ -146,7 +160,7 @@ def _walk(schema: Mapping[str, Any], location: Sequence[Any]) -> tuple[str, Mapp
             at = _resolve(extra, schema)
             continue
         break  # a union member's tag or an undeclared key: report at the declared level
-    return (path or _ROOT), at
+    return path, at
 
 
 def _resolve(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:

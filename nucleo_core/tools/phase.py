@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from nucleo_core.tools.provider import ToolProvider
@@ -32,9 +32,11 @@ class Phase:
     read_only: bool = False
 
     def __post_init__(self) -> None:
-        if self.tools is not None and not isinstance(self.tools, frozenset):
-            # Accept any iterable of names; the phase must stay hashable (specs are cached by it).
-            object.__setattr__(self, "tools", frozenset(self.tools))
+        # Accept any iterable of names (a list, a set): the phase must stay hashable, since
+        # specs are cached by phase.
+        tools: object = self.tools
+        if tools is not None and not isinstance(tools, frozenset):
+            object.__setattr__(self, "tools", frozenset(cast("Iterable[str]", tools)))
 
     @classmethod
     def only(cls, name: str, tools: Iterable[str]) -> Phase:

@@ -1,0 +1,99 @@
+"""``nucleo ask``: one question to one model, through the same `LLMCall` every thinker uses."""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+from nucleo_core.cli.command_error import CommandError
+from nucleo_core.errors import (
+    ModelConnectionError,
+    ModelError,
+    ModelNotConfigured,
+    ModelRateLimited,
+    ResponseError,
+)
+from nucleo_core.models.catalog import ModelCatalog, ModelEntry
+from nucleo_core.models.declaration import AnswerSize, ThinkerDeclaration
+from nucleo_core.models.messages import Message
+
+__all__ = ["ask"]
+
+
+@click.command()
+@click.argument("question")
+@click.option(
+    "--model",
+    "pin",
+    metavar="ENTRY",
+    help=(
+        "The model, as a catalog entry id: anthropic:<model>, openai:<model> or "
+        "openai-compatible:<base_url>#<model>. Default: the entry configured for --grade."
+    ),
+)
+@click.option(
+    "--grade",
+    default="standard",
+    show_default=True,
+    help="The grade whose configured entry answers, when --model is not given.",
+)
+@click.option("--system", default="", help="System text for the model.")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The answer budget (default: a medium answer, escalated if the answer is cut off).",
+)
+def ask(question: str, pin: str | None, grade: str, system: str, max_tokens: int | None) -> None:
+    """Ask one model one question and print its answer.
+
+    The model comes from --model, or from the grade mapped in [tool.nucleo.models] of
+    pyproject.toml (or [models] of nucleo.toml). Keys are read from the environment:
+    ANTHROPIC_API_KEY for anthropic: entries, OPENAI_API_KEY for openai: entries; a local
+    openai-compatible server (Ollama, vLLM, llama.cpp, LM Studio) needs none.
+    """
+    from nucleo_core.thinking.llm_call import LLMCall
+
+    try:
+        catalog = ModelCatalog.discover()
+        declaration = ThinkerDeclaration(grade=grade, answer_size=max_tokens or AnswerSize.MEDIUM)
+        seat = catalog.resolve(declaration, pin)
+    except ModelNotConfigured as exc:
+        raise CommandError(str(exc)) from exc
+    call: LLMCall[str] = LLMCall(
+        declaration=declaration,
+        messages=[Message.user(question)],
+        catalog=catalog,
+        system=system,
+        pin=pin,
+    )
+
+    async def exchange() -> str:
+        try:
+            result = await call.run()
+        finally:
+            await catalog.aclose()
+        return result.answer or ""
+
+    try:
+        answer = asyncio.run(exchange())
+    except ModelNotConfigured as exc:
+        raise CommandError(str(exc)) from exc
+    except ModelConnectionError as exc:
+        raise CommandError(_unreachable(seat, exc)) from exc
+    except ModelRateLimited as exc:
+        wait = f" Try again in {exc.retry_after:g} s." if exc.retry_after is not None else ""
+        raise CommandError(f"{seat.id} is rate-limiting requests.{wait}") from exc
+    except (ModelError, ResponseError) as exc:
+        raise CommandError(f"{seat.id}: {exc}") from exc
+    click.echo(answer)
+
+
+def _unreachable(seat: ModelEntry, error: ModelConnectionError) -> str:
+    if seat.provider == "openai-compatible":
+        return (
+            f"cannot reach the server at {seat.base_url} ({error}). Start it (for Ollama: "
+            f"`ollama serve`, then `ollama pull {seat.model}`) or fix the URL in --model."
+        )
+    return f"cannot reach {seat.provider} ({error}); check your network or the base URL."

@@ -1,0 +1,620 @@
+"""`AnthropicClient`: the `ModelClient` adapter for Anthropic's Messages API.
+
+The adapter speaks through the official ``anthropic`` SDK (``AsyncAnthropic``), imported only
+when a client is constructed, so ``import nucleo_core`` never pays for it and a process that
+never talks to Anthropic does not need it installed.
+
+What the adapter adds on top of the SDK:
+
+- **Prompt-cache breakpoints.** The system text is sent as one text block marked
+  ``cache_control: {"type": "ephemeral"}``, and the last tool definition carries the same
+  marker, so the tool list (the stable front of every prompt, see DESIGN.md) and the system
+  text are paid for once per conversation, not once per turn.
+- **The neutral vocabulary both ways.** Requests are built from `ModelRequest`; replies become
+  `ModelResponse`, with the stop reason and usage in neutral terms.
+- **One error hierarchy.** Every SDK or transport exception becomes one of
+  `nucleo_core.errors`' ``Model*`` errors, chained with ``from``; the reply the SDK handed
+  back is checked field by field (the SDK builds replies leniently and does not validate them),
+  so a reply missing what a conversation needs is `ModelResponseMalformed`, not an
+  ``AttributeError`` three layers up.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from collections.abc import AsyncIterator, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, final
+
+from nucleo_core.errors import (
+    ModelConnectionError,
+    ModelError,
+    ModelNotConfigured,
+    ModelRateLimited,
+    ModelRequestRejected,
+    ModelResponseMalformed,
+    ModelServerError,
+)
+from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
+from nucleo_core.models.messages import (
+    ContentBlock,
+    Message,
+    ReasoningBlock,
+    StopReason,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from nucleo_core.models.request import ModelRequest, ModelResponse
+from nucleo_core.tools.render import to_anthropic
+
+if TYPE_CHECKING:
+    import httpx2
+    from anthropic import APIStatusError, AsyncAnthropic, Omit
+    from anthropic.types import (
+        ContentBlockParam,
+        MessageParam,
+        TextBlockParam,
+        ToolChoiceParam,
+        ToolParam,
+    )
+
+__all__ = ["API_KEY_ENV", "AnthropicClient"]
+
+#: The environment variable the API key is read from when none is passed.
+API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
+
+_PROVIDER: Final = "anthropic"
+_INSTALL_HINT: Final = 'pip install "nucleo-core[anthropic]"'
+
+_STOP_REASONS: Final[Mapping[str, StopReason]] = {
+    "end_turn": StopReason.END_TURN,
+    "tool_use": StopReason.TOOL_USE,
+    "max_tokens": StopReason.MAX_TOKENS,
+    "stop_sequence": StopReason.STOP_SEQUENCE,
+    "refusal": StopReason.REFUSAL,
+}
+
+# In-stream ``error`` events arrive on a 200 response; their ``error.type`` says who is at fault.
+_CLIENT_ERROR_TYPES: Final = frozenset(
+    {
+        "invalid_request_error",
+        "authentication_error",
+        "billing_error",
+        "permission_error",
+        "not_found_error",
+    }
+)
+
+_log = logging.getLogger(__name__)
+
+
+class _WireRequest(NamedTuple):
+    """The pieces of one Messages API call, typed as the SDK expects them."""
+
+    model: str
+    max_tokens: int
+    messages: list[MessageParam]
+    system: list[TextBlockParam] | Omit
+    tools: list[ToolParam] | Omit
+    tool_choice: ToolChoiceParam | Omit
+    stop_sequences: list[str] | Omit
+    extra_body: dict[str, object] | None
+
+
+@final
+class AnthropicClient:
+    """A `ModelClient` for Anthropic's Messages API, through the official ``anthropic`` SDK.
+
+    The client owns one ``AsyncAnthropic`` (and its connection pool): close it with
+    `aclose`, or use it as an ``async with`` block.
+
+    Example:
+        ```python
+        async with AnthropicClient() as client:
+            response = await client.complete(
+                ModelRequest(model="claude-sonnet-4-5", messages=(Message.user("Hi"),))
+            )
+        ```
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 600.0,
+        default_headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """Build the client.
+
+        Args:
+            api_key: The Anthropic API key; defaults to the ``ANTHROPIC_API_KEY`` environment
+                variable.
+            base_url: The API's base URL; defaults to the SDK's (``ANTHROPIC_BASE_URL``, else
+                Anthropic's public endpoint).
+            max_retries: How many times the SDK retries a request that failed in a retryable
+                way (connection errors, 408, 409, 429, 5xx) before the error is raised.
+            timeout: Seconds to wait for a reply.
+            default_headers: Extra headers sent with every request.
+
+        Raises:
+            ModelNotConfigured: The ``anthropic`` SDK is not installed, or no API key was
+                passed and ``ANTHROPIC_API_KEY`` is not set.
+        """
+        try:
+            import anthropic
+        except ImportError as exc:
+            raise ModelNotConfigured(
+                "Anthropic models need the anthropic SDK, which is not installed; "
+                f"install it with: {_INSTALL_HINT}"
+            ) from exc
+        key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
+        if not key:
+            raise ModelNotConfigured(
+                f"No Anthropic API key: set the {API_KEY_ENV} environment variable, "
+                "or pass api_key= to AnthropicClient"
+            )
+        self._client: AsyncAnthropic = anthropic.AsyncAnthropic(
+            api_key=key,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout,
+            default_headers=default_headers,
+        )
+
+    def __repr__(self) -> str:
+        # Never the key: only where the client points.
+        return f"AnthropicClient(base_url={str(self._client.base_url)!r})"
+
+    async def __aenter__(self) -> AnthropicClient:
+        """Enter an ``async with`` block that closes the client on exit."""
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        """Close the client."""
+        await self.aclose()
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send one request and return the whole response.
+
+        Args:
+            request: What to send.
+
+        Returns:
+            The model's answer in neutral terms.
+
+        Raises:
+            ModelRateLimited: HTTP 429; ``retry_after`` holds the provider's delay, if it gave one.
+            ModelServerError: HTTP 5xx, or the API reported itself overloaded (529).
+            ModelConnectionError: The API could not be reached, or did not answer in time.
+            ModelRequestRejected: Another 4xx: a bad key, a bad request, an unknown model.
+            ModelResponseMalformed: The reply could not be read as a Messages API answer.
+        """
+        wire = _to_wire(request)
+        try:
+            reply = await self._client.messages.create(
+                model=wire.model,
+                max_tokens=wire.max_tokens,
+                messages=wire.messages,
+                system=wire.system,
+                tools=wire.tools,
+                tool_choice=wire.tool_choice,
+                stop_sequences=wire.stop_sequences,
+                extra_body=wire.extra_body,
+            )
+        except _translatable() as exc:
+            raise _translate(exc) from exc
+        return _to_response(reply)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Send one request; yield `TextDelta`s as text arrives, then one `ResponseComplete`.
+
+        Close the iterator (``contextlib.aclosing``) when leaving it before the end, so the
+        connection is released at once rather than when it is garbage-collected.
+
+        Args:
+            request: What to send.
+
+        Yields:
+            A `TextDelta` per piece of answer text, then a `ResponseComplete` holding the same
+            `ModelResponse` that `complete` would have returned (tool uses included).
+
+        Raises:
+            ModelRateLimited: See `complete`; an error may also arrive mid-stream.
+            ModelServerError: See `complete`; includes an ``overloaded_error`` event mid-stream.
+            ModelConnectionError: See `complete`.
+            ModelRequestRejected: See `complete`.
+            ModelResponseMalformed: The stream was not the Messages API's event stream, or
+                ended before ``message_stop``.
+        """
+        wire = _to_wire(request)
+        manager = self._client.messages.stream(
+            model=wire.model,
+            max_tokens=wire.max_tokens,
+            messages=wire.messages,
+            system=wire.system,
+            tools=wire.tools,
+            tool_choice=wire.tool_choice,
+            stop_sequences=wire.stop_sequences,
+            extra_body=wire.extra_body,
+        )
+        started = stopped = False
+        try:
+            async with manager as events:
+                async for event in events:
+                    if event.type == "message_start":
+                        started = True
+                    elif event.type == "message_stop":
+                        stopped = True
+                    elif event.type == "text" and event.text:
+                        yield TextDelta(event.text)
+                if not started:
+                    raise ModelResponseMalformed(
+                        "Anthropic's stream held no message_start event; "
+                        "the reply is not a Messages API event stream",
+                        provider=_PROVIDER,
+                    )
+                if not stopped:
+                    raise ModelResponseMalformed(
+                        "Anthropic's stream ended before its message_stop event",
+                        provider=_PROVIDER,
+                    )
+                final_message = await events.get_final_message()
+        except _translatable() as exc:
+            raise _translate(exc) from exc
+        yield ResponseComplete(_to_response(final_message))
+
+    async def aclose(self) -> None:
+        """Release the client's connections."""
+        await self._client.close()
+
+
+# --- request ---------------------------------------------------------------------------------
+
+
+def _to_wire(request: ModelRequest) -> _WireRequest:
+    """Build the Messages API call for ``request``."""
+    from anthropic import omit
+
+    system: list[TextBlockParam] | Omit = omit
+    if request.system:
+        # A cache breakpoint after the system text: it is the same on every turn.
+        system = [{"type": "text", "text": request.system, "cache_control": {"type": "ephemeral"}}]
+
+    tools: list[ToolParam] | Omit = omit
+    tool_choice: ToolChoiceParam | Omit = omit
+    if request.tools:
+        rendered = to_anthropic(request.tools)
+        # A cache breakpoint after the last definition caches the whole (stable, append-only)
+        # tool list. Copy the dict: the schema inside is shared with the spec.
+        rendered[-1] = {**rendered[-1], "cache_control": {"type": "ephemeral"}}
+        tools = cast("list[ToolParam]", rendered)
+        tool_choice = _tool_choice(request.tool_choice)
+
+    return _WireRequest(
+        model=request.model,
+        max_tokens=request.max_tokens,
+        messages=[_message(message) for message in request.messages],
+        system=system,
+        tools=tools,
+        tool_choice=tool_choice,
+        stop_sequences=list(request.stop_sequences) if request.stop_sequences else omit,
+        # The SDK's create() has no `temperature` parameter; the API still reads the field.
+        extra_body={"temperature": request.temperature}
+        if request.temperature is not None
+        else None,
+    )
+
+
+def _tool_choice(choice: str) -> ToolChoiceParam:
+    """The Messages API ``tool_choice`` for a neutral `ToolChoice`."""
+    if choice == "auto":
+        return {"type": "auto"}
+    if choice == "any":
+        return {"type": "any"}
+    if choice == "none":
+        return {"type": "none"}
+    return {"type": "tool", "name": choice}
+
+
+def _message(message: Message) -> MessageParam:
+    """One neutral turn as a Messages API message."""
+    content: list[ContentBlockParam] = []
+    for block in message.content:
+        param = _block(block)
+        if param is not None:
+            content.append(param)
+    if message.role == "user":
+        return {"role": "user", "content": content}
+    return {"role": "assistant", "content": content}
+
+
+def _block(block: ContentBlock) -> ContentBlockParam | None:
+    """One neutral block as a Messages API content block, or ``None`` when it cannot be sent."""
+    if isinstance(block, TextBlock):
+        # The API refuses empty text blocks (400 "text content blocks must be non-empty").
+        if not block.text:
+            return None
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": _input(block)}
+    if isinstance(block, ToolResultBlock):
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.tool_use_id,
+            "content": block.content,
+            "is_error": block.is_error,
+        }
+    if block.redacted:
+        if block.data is None:
+            return None
+        return {"type": "redacted_thinking", "data": block.data}
+    # Anthropic verifies thinking by its signature and refuses unsigned thinking, so reasoning
+    # without one (another provider's, or a hand-built turn) is left out rather than sent.
+    if block.signature is None:
+        return None
+    return {"type": "thinking", "thinking": block.text, "signature": block.signature}
+
+
+def _input(block: ToolUseBlock) -> dict[str, object]:
+    """A tool use's input as the JSON object the API requires.
+
+    Anthropic itself always sends an object; a string input comes from another provider
+    (OpenAI-compatible servers send arguments as text). Text that decodes to a JSON object is
+    sent decoded; any other text is sent as ``{}``: the conversation stays valid, and the
+    turn's ``tool_result`` already told the model its input was unusable.
+    """
+    if not isinstance(block.input, str):
+        return dict(block.input)
+    try:
+        decoded = json.loads(block.input)
+    except ValueError:
+        return {}
+    return cast("dict[str, object]", decoded) if isinstance(decoded, dict) else {}
+
+
+# --- response --------------------------------------------------------------------------------
+
+
+def _malformed(problem: str) -> ModelResponseMalformed:
+    return ModelResponseMalformed(
+        f"Anthropic's reply could not be read: {problem}", provider=_PROVIDER
+    )
+
+
+def _to_response(reply: object) -> ModelResponse:
+    """Read a Messages API reply (as the SDK built it, unvalidated) into a `ModelResponse`.
+
+    Raises:
+        ModelResponseMalformed: The reply lacks a field a conversation needs, or holds one of
+            the wrong type.
+    """
+    from anthropic.types import Message as WireMessage
+
+    # The SDK hands back the body's text or list as they are when it is not a JSON object.
+    if not isinstance(reply, WireMessage):
+        raise _malformed(f"expected a message object, got {type(reply).__name__}")
+    blocks = getattr(reply, "content", None)
+    if not isinstance(blocks, list):
+        raise _malformed("the message has no 'content' list")
+    raw_stop = getattr(reply, "stop_reason", None)
+    if not isinstance(raw_stop, str):
+        raise _malformed("the message has no 'stop_reason'")
+    content: list[ContentBlock] = []
+    for index, item in enumerate(blocks):
+        block = _content(item, index)
+        if block is not None:
+            content.append(block)
+    model = getattr(reply, "model", None)
+    return ModelResponse(
+        content=tuple(content),
+        stop_reason=_STOP_REASONS.get(raw_stop, StopReason.OTHER),
+        usage=_usage(getattr(reply, "usage", None)),
+        model=model if isinstance(model, str) else "",
+        raw_stop_reason=raw_stop,
+    )
+
+
+def _content(item: object, index: int) -> ContentBlock | None:
+    """One reply content block in neutral terms; ``None`` for a kind nucleo does not use."""
+    kind = getattr(item, "type", None)
+    if kind == "text":
+        return TextBlock(text=_string(item, "text", index))
+    if kind == "tool_use":
+        raw_input = getattr(item, "input", None)
+        tool_input: Mapping[str, Any] | str
+        if isinstance(raw_input, dict):
+            tool_input = dict(raw_input)
+        elif isinstance(raw_input, str):
+            tool_input = raw_input
+        else:
+            raise _malformed(f"content[{index}] (tool_use) has no 'input' object")
+        return ToolUseBlock(
+            id=_string(item, "id", index), name=_string(item, "name", index), input=tool_input
+        )
+    if kind == "thinking":
+        return ReasoningBlock(
+            text=_string(item, "thinking", index), signature=_string(item, "signature", index)
+        )
+    if kind == "redacted_thinking":
+        return ReasoningBlock(text="", redacted=True, data=_string(item, "data", index))
+    if not isinstance(kind, str):
+        raise _malformed(f"content[{index}] has no 'type'")
+    # Server-tool blocks and kinds newer than this adapter: nucleo never asks for them.
+    _log.warning("Anthropic reply block content[%d] of type %r was left out", index, kind)
+    return None
+
+
+def _string(item: object, field: str, index: int) -> str:
+    value = getattr(item, field, None)
+    if not isinstance(value, str):
+        kind = getattr(item, "type", "?")
+        raise _malformed(f"content[{index}] ({kind}) has no string '{field}'")
+    return value
+
+
+def _usage(usage: object) -> Usage:
+    """The reply's token counts; zeros when the reply carries no usage at all.
+
+    Some Anthropic-compatible servers omit ``usage``; a count that is present must be an integer.
+    """
+    if usage is None:
+        return Usage()
+
+    def count(field: str) -> int:
+        value = getattr(usage, field, None)
+        if value is None:
+            return 0
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _malformed(f"usage.{field} is not an integer")
+        return value
+
+    cache_read, cache_write = count("cache_read_input_tokens"), count("cache_creation_input_tokens")
+    # Anthropic's input_tokens excludes cached tokens; the neutral count includes them (as
+    # OpenAI's prompt_tokens does), so one figure means the same for every provider.
+    return Usage(
+        input_tokens=count("input_tokens") + cache_read + cache_write,
+        output_tokens=count("output_tokens"),
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+    )
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def _translatable() -> tuple[type[Exception], ...]:
+    """The exceptions an SDK call can raise that `_translate` turns into nucleo's.
+
+    Beside the SDK's own errors: the SDK lets a JSON decoding error of the body out as a raw
+    ``ValueError``, a transport failure while a stream is read as a raw ``httpx2`` error, and
+    a stream with events out of order as ``LookupError``/``AttributeError``/``TypeError``
+    from its accumulator.
+    """
+    import anthropic
+    import httpx2
+
+    return (
+        anthropic.AnthropicError,
+        httpx2.HTTPError,
+        httpx2.StreamError,
+        ValueError,
+        LookupError,
+        AttributeError,
+        TypeError,
+    )
+
+
+def _translate(exc: Exception) -> ModelError:
+    """The nucleo error for an exception an SDK call raised."""
+    import anthropic
+    import httpx2
+
+    if isinstance(exc, anthropic.APIStatusError):
+        return _status_error(exc)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ModelConnectionError(
+            f"The Anthropic API at {_host(exc.request)} did not answer in time", provider=_PROVIDER
+        )
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        reason = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+        return ModelConnectionError(
+            f"Could not reach the Anthropic API at {_host(exc.request)}{reason}",
+            provider=_PROVIDER,
+        )
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return ModelResponseMalformed(
+            f"Anthropic's reply (HTTP {exc.status_code}) did not fit the Messages API schema",
+            provider=_PROVIDER,
+            status=exc.status_code,
+        )
+    if isinstance(exc, httpx2.TimeoutException):
+        return ModelConnectionError(
+            "The Anthropic API stopped answering mid-stream (timed out)", provider=_PROVIDER
+        )
+    if isinstance(exc, httpx2.TransportError):
+        return ModelConnectionError(
+            f"The connection to the Anthropic API failed mid-stream: {type(exc).__name__}: {exc}",
+            provider=_PROVIDER,
+        )
+    if isinstance(exc, anthropic.AnthropicError):
+        return ModelError(f"The Anthropic SDK failed: {type(exc).__name__}", provider=_PROVIDER)
+    # What is left is the SDK failing to decode or assemble the body it was sent.
+    return ModelResponseMalformed(
+        f"Anthropic's reply could not be decoded ({type(exc).__name__}); "
+        "it is not the Messages API's JSON or event stream",
+        provider=_PROVIDER,
+    )
+
+
+def _status_error(exc: APIStatusError) -> ModelError:
+    """The nucleo error for an HTTP error status, or for an ``error`` event inside a stream."""
+    status = exc.status_code
+    error_type = exc.type or "no error type"
+    detail = exc.api_message or "no message"
+    request_id = f" [request-id {exc.request_id}]" if exc.request_id else ""
+    in_stream = status < 400
+    where = "in its event stream" if in_stream else f"HTTP {status}"
+    message = f"Anthropic API error ({where}): {error_type}: {detail}{request_id}"
+    http_status = None if in_stream else status
+
+    if status == 429 or (in_stream and exc.type == "rate_limit_error"):
+        retry_after = None if in_stream else _retry_after(exc.response.headers)
+        if retry_after is not None:
+            message += f"; retry after {retry_after:g}s"
+        return ModelRateLimited(
+            message, provider=_PROVIDER, status=http_status, retry_after=retry_after
+        )
+    if status >= 500 or (in_stream and exc.type not in _CLIENT_ERROR_TYPES):
+        return ModelServerError(message, provider=_PROVIDER, status=http_status)
+    if status in (401, 403):
+        message += f"; check the API key ({API_KEY_ENV}) and its permissions"
+    return ModelRequestRejected(message, provider=_PROVIDER, status=http_status)
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds the provider asked to wait: ``retry-after-ms``, else ``retry-after``.
+
+    ``retry-after`` is either seconds or an HTTP date (RFC 9110 §10.2.3); a date in the past
+    means zero, and a value that is neither means the provider did not say.
+    """
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        try:
+            delay = float(milliseconds) / 1000
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(delay):
+                return max(delay, 0.0)
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        delay = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        delay = (when - datetime.now(UTC)).total_seconds()
+    if not math.isfinite(delay):
+        return None
+    return max(delay, 0.0)
+
+
+def _host(request: httpx2.Request) -> str:
+    """Where a request went, without path or query (which could carry anything)."""
+    url = request.url
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}"

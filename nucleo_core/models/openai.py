@@ -1,0 +1,721 @@
+"""`OpenAIChatClient`: OpenAI chat completions, and every server that speaks them.
+
+One adapter serves OpenAI itself and the local servers with an OpenAI-compatible
+``/v1/chat/completions`` endpoint (Ollama, vLLM, llama.cpp's ``llama-server``, LM Studio), through
+the official ``openai`` SDK pointed at ``base_url``. The SDK is imported when a client is
+constructed, never by ``import nucleo_core`` or ``import nucleo_core.models``.
+
+How the neutral conversation is sent, and where chat completions cannot carry it as it is:
+
+- ``request.system`` is the first message, ``{"role": "system"}`` (left out when empty).
+- A user turn's text blocks become one user message, joined by a blank line.
+- An assistant turn's text and tool uses become one assistant message with ``tool_calls``; the
+  arguments are the JSON of the input, or the model's own raw text when it was not an object.
+- Each tool result becomes one ``{"role": "tool"}`` message, placed before the text of its turn
+  (chat completions wants the results right after the calls). Chat completions has no error
+  flag, so a failed call's content is sent prefixed with ``"Error: "``.
+- Reasoning blocks are dropped: chat completions takes no reasoning back (DeepSeek rejects it).
+- The answer budget goes out as ``max_completion_tokens`` to OpenAI itself (its reasoning models
+  refuse ``max_tokens``) and as ``max_tokens`` to every other server (the field Ollama, vLLM,
+  llama.cpp and LM Studio all read); ``max_tokens_parameter`` overrides the choice.
+
+How answers are read:
+
+- ``reasoning_content`` (DeepSeek, vLLM, llama.cpp) or ``reasoning`` (the name some newer
+  servers use) becomes a leading `ReasoningBlock`; ``refusal`` becomes a text block and the
+  stop reason ``REFUSAL``.
+- Tool call arguments that decode to a JSON object become the input; anything else stays the
+  raw text for the response handler to correct (empty arguments count as ``{}``). A call
+  without an id, which some local servers send, gets a minted ``call_…`` id so its result can
+  answer it.
+- ``finish_reason``: ``stop`` → ``END_TURN`` (chat completions does not tell a stop sequence
+  apart), ``tool_calls``/``function_call`` → ``TOOL_USE``, ``length`` → ``MAX_TOKENS``,
+  ``content_filter`` → ``REFUSAL``, anything else → ``OTHER``. A ``stop`` that carries tool calls
+  (as older Ollama releases send) is ``TOOL_USE``.
+
+The SDK builds its response objects without validating them, so that a server's additions
+survive; every field is therefore checked as it is read, and a reply that lacks what an answer
+needs raises `ModelResponseMalformed` rather than an ``AttributeError``.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import os
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
+from urllib.parse import urlsplit
+
+from nucleo_core.errors import (
+    ModelConnectionError,
+    ModelError,
+    ModelNotConfigured,
+    ModelRateLimited,
+    ModelRequestRejected,
+    ModelResponseMalformed,
+    ModelServerError,
+)
+from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
+from nucleo_core.models.messages import (
+    ContentBlock,
+    Message,
+    ReasoningBlock,
+    StopReason,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from nucleo_core.models.request import ModelRequest, ModelResponse
+from nucleo_core.tools.render import to_openai
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import (
+        ChatCompletionMessageParam,
+        ChatCompletionToolChoiceOptionParam,
+        ChatCompletionToolUnionParam,
+    )
+    from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+__all__ = ["OpenAIChatClient"]
+
+#: Which request field carries the answer budget.
+MaxTokensParameter: TypeAlias = Literal["max_tokens", "max_completion_tokens"]
+
+_OPENAI_BASE_URL = "https://api.openai.com/v1"
+_OPENAI_HOST = "api.openai.com"
+_API_KEY_VARIABLE = "OPENAI_API_KEY"
+
+#: Sent as the bearer token to a custom ``base_url`` when no key is given. Local servers started
+#: without a key ignore the header, and the SDK refuses to run without one. The environment's
+#: ``OPENAI_API_KEY`` is deliberately not used there: it would hand an OpenAI key to another host.
+KEYLESS_PLACEHOLDER = "not-needed"
+
+_FINISH_REASONS: Mapping[str, StopReason] = {
+    "stop": StopReason.END_TURN,
+    "tool_calls": StopReason.TOOL_USE,
+    "function_call": StopReason.TOOL_USE,
+    "length": StopReason.MAX_TOKENS,
+    "content_filter": StopReason.REFUSAL,
+}
+
+#: Anything shaped like an OpenAI secret key, masked in error messages even when the provider
+#: echoed only part of it.
+_SECRET_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{4,}")
+_PROVIDER_MESSAGE_LIMIT = 500
+
+
+@final
+class OpenAIChatClient:
+    """A `ModelClient` over OpenAI chat completions, for OpenAI and OpenAI-compatible servers.
+
+    Example:
+        A local Ollama server needs no key::
+
+            client = OpenAIChatClient(
+                base_url="http://127.0.0.1:11434/v1", provider="openai-compatible"
+            )
+            response = await client.complete(ModelRequest(model="llama3.2", messages=...))
+            await client.aclose()
+
+    The client is also an async context manager that closes itself on exit.
+    """
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 600.0,
+        default_headers: Mapping[str, str] | None = None,
+        provider: str = "openai",
+        stream_usage: bool | None = None,
+        max_tokens_parameter: MaxTokensParameter | None = None,
+    ) -> None:
+        """Build the SDK client; nothing is sent until the first request.
+
+        Args:
+            api_key: The bearer key. For OpenAI itself (no ``base_url``, or one on
+                ``api.openai.com``) it defaults to the ``OPENAI_API_KEY`` environment variable.
+                For any other ``base_url`` it is optional: local servers usually need none, and
+                `KEYLESS_PLACEHOLDER` is sent instead.
+            base_url: The server's OpenAI-compatible root, e.g. ``http://127.0.0.1:11434/v1``
+                for Ollama or ``http://127.0.0.1:8000/v1`` for vLLM; ``None`` for OpenAI.
+            max_retries: How often the SDK retries a 429, 5xx or connection failure itself
+                before the typed error is raised.
+            timeout: Seconds before a request counts as timed out.
+            default_headers: Headers sent with every request.
+            provider: The name errors carry (``ModelError.provider``), e.g. ``"openai"`` or
+                ``"openai-compatible"``.
+            stream_usage: Whether a stream asks for token usage (``stream_options``); by default
+                only OpenAI itself is asked, since not every local server accepts the option.
+            max_tokens_parameter: The field that carries the answer budget; by default
+                ``max_completion_tokens`` for OpenAI itself and ``max_tokens`` elsewhere.
+
+        Raises:
+            ModelNotConfigured: The ``openai`` SDK is not installed, or OpenAI itself is the
+                endpoint and no key was given or found in ``OPENAI_API_KEY``.
+        """
+        try:
+            import openai
+        except ImportError as exc:
+            raise ModelNotConfigured(
+                f"The {provider} model adapter needs the openai SDK, which is not installed: "
+                'pip install "nucleo-core[openai]"'
+            ) from exc
+
+        official = base_url is None or _is_openai_endpoint(base_url)
+        if official:
+            key = api_key or os.environ.get(_API_KEY_VARIABLE)
+            if not key:
+                raise ModelNotConfigured(
+                    f"No API key for {provider}: set the {_API_KEY_VARIABLE} environment "
+                    "variable or pass api_key=..."
+                )
+        else:
+            key = api_key or KEYLESS_PLACEHOLDER
+        self._provider = provider
+        self._secret = key if key != KEYLESS_PLACEHOLDER else None
+        self._endpoint = _printable_url(base_url or _OPENAI_BASE_URL)
+        self._stream_usage = official if stream_usage is None else stream_usage
+        self._max_tokens_parameter: MaxTokensParameter = max_tokens_parameter or (
+            "max_completion_tokens" if official else "max_tokens"
+        )
+        try:
+            self._client = openai.AsyncOpenAI(
+                api_key=key,
+                # Explicit, so that an OPENAI_BASE_URL in the environment cannot reroute a
+                # client configured for OpenAI itself.
+                base_url=base_url or _OPENAI_BASE_URL,
+                max_retries=max_retries,
+                timeout=timeout,
+                default_headers=default_headers,
+            )
+        except openai.OpenAIError as exc:
+            raise ModelNotConfigured(
+                f"The openai SDK refused the configuration of {provider}: {self._scrub(str(exc))}"
+            ) from exc
+
+    @property
+    def provider(self) -> str:
+        """The provider name errors carry."""
+        return self._provider
+
+    def __repr__(self) -> str:
+        # Never the key.
+        return f"OpenAIChatClient(provider={self._provider!r}, base_url={self._endpoint!r})"
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """Send one request and return the whole response.
+
+        Raises:
+            ModelRateLimited: The server answered 429 (``retry_after`` when it said how long).
+            ModelServerError: The server failed (5xx).
+            ModelConnectionError: The server could not be reached or did not answer in time.
+            ModelRequestRejected: The server refused the request (any other 4xx).
+            ModelResponseMalformed: The reply could not be read as a chat completion.
+        """
+        body = self._body(request)
+        with self._translated_errors():
+            reply: object = await self._client.chat.completions.create(**body)
+        return self._read_completion(reply, request)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Send one request; yield text deltas as they arrive, then one `ResponseComplete`.
+
+        Tool call fragments are gathered by their index and arrive whole in the final
+        response. Raises the same errors as `complete`, at the start or midway.
+        """
+        body = self._body(request)
+        if self._stream_usage:
+            body["stream_options"] = {"include_usage": True}
+        with self._translated_errors():
+            chunks = await self._client.chat.completions.create(**body, stream=True)
+        draft = _StreamDraft()
+        async with chunks:
+            while True:
+                with self._translated_errors():
+                    try:
+                        chunk: object = await anext(chunks)
+                    except StopAsyncIteration:
+                        break
+                text = draft.add(chunk)
+                if text:
+                    yield TextDelta(text)
+        if not draft.received:
+            raise self._malformed("the stream ended before any chunk arrived")
+        yield ResponseComplete(self._assemble(draft.answer(), request.model))
+
+    async def aclose(self) -> None:
+        """Release the client's connections."""
+        await self._client.close()
+
+    async def __aenter__(self) -> OpenAIChatClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- request ---------------------------------------------------------------------------
+
+    def _body(self, request: ModelRequest) -> CompletionCreateParamsBase:
+        body: CompletionCreateParamsBase = {"model": request.model, "messages": _messages(request)}
+        if request.tools:
+            body["tools"] = cast("list[ChatCompletionToolUnionParam]", to_openai(request.tools))
+            body["tool_choice"] = _tool_choice(request.tool_choice)
+        if self._max_tokens_parameter == "max_tokens":
+            body["max_tokens"] = request.max_tokens
+        else:
+            body["max_completion_tokens"] = request.max_tokens
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.stop_sequences:
+            body["stop"] = list(request.stop_sequences)
+        return body
+
+    # -- response --------------------------------------------------------------------------
+
+    def _read_completion(self, reply: object, request: ModelRequest) -> ModelResponse:
+        if isinstance(reply, str):
+            # The SDK hands back the text when the reply was not declared as JSON.
+            raise self._malformed("the reply is not JSON")
+        choices = _field(reply, "choices")
+        if not isinstance(choices, list) or not choices:
+            raise self._malformed("the reply has no choices")
+        choice = choices[0]
+        message = _field(choice, "message")
+        if message is None:
+            raise self._malformed("the reply's first choice has no message")
+        calls = _field(message, "tool_calls")
+        tool_calls: list[_ToolCallDraft] = []
+        if isinstance(calls, list):
+            tool_calls = [_tool_call_draft(call) for call in calls]
+        legacy_call = _field(message, "function_call")
+        if not tool_calls and legacy_call is not None:
+            # The deprecated single `function_call` has no id; one is minted below.
+            tool_calls = [_tool_call_draft({"function": legacy_call})]
+        answer = _Answer(
+            reasoning=_reasoning_text(message),
+            text=_text(_field(message, "content")),
+            refusal=_text(_field(message, "refusal")),
+            tool_calls=tool_calls,
+            finish_reason=_field(choice, "finish_reason"),
+            model=_field(reply, "model"),
+            usage=_field(reply, "usage"),
+        )
+        return self._assemble(answer, request.model)
+
+    def _assemble(self, answer: _Answer, fallback_model: str) -> ModelResponse:
+        content: list[ContentBlock] = []
+        if answer.reasoning:
+            content.append(ReasoningBlock(text=answer.reasoning))
+        if answer.text:
+            content.append(TextBlock(text=answer.text))
+        if answer.refusal:
+            content.append(TextBlock(text=answer.refusal))
+        for call in answer.tool_calls:
+            if not call.name:
+                raise self._malformed("a tool call in the reply has no function name")
+            content.append(
+                ToolUseBlock(
+                    id=call.id or f"call_{uuid.uuid4().hex[:24]}",
+                    name=call.name,
+                    input=call.decoded if call.decoded is not None else _decode(call.arguments),
+                )
+            )
+        raw = answer.finish_reason if isinstance(answer.finish_reason, str) else None
+        stop_reason = _FINISH_REASONS.get(raw or "", StopReason.OTHER)
+        if answer.refusal:
+            stop_reason = StopReason.REFUSAL
+        elif stop_reason is StopReason.END_TURN and answer.tool_calls:
+            stop_reason = StopReason.TOOL_USE
+        model = answer.model if isinstance(answer.model, str) and answer.model else fallback_model
+        return ModelResponse(
+            content=tuple(content),
+            stop_reason=stop_reason,
+            usage=_usage(answer.usage),
+            model=model,
+            raw_stop_reason=raw,
+        )
+
+    # -- errors ----------------------------------------------------------------------------
+
+    @contextmanager
+    def _translated_errors(self) -> Iterator[None]:
+        """Raise nucleo's typed errors for the SDK's, each chained to the original."""
+        import openai
+
+        try:
+            yield
+        except openai.APIResponseValidationError as exc:
+            raise self._malformed("the reply does not fit the chat completion format") from exc
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc) from exc
+        except openai.APIConnectionError as exc:
+            raise ModelConnectionError(
+                f"Could not reach {self._provider} at {self._endpoint}: {exc.message}",
+                provider=self._provider,
+            ) from exc
+        except openai.APIError as exc:
+            # An error event inside a stream that had started well.
+            raise ModelServerError(
+                f"{self._provider} reported an error mid-stream: {self._scrub(exc.message)}",
+                provider=self._provider,
+            ) from exc
+        except openai.OpenAIError as exc:
+            raise ModelError(
+                f"The openai SDK failed talking to {self._provider}: {self._scrub(str(exc))}",
+                provider=self._provider,
+            ) from exc
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise self._malformed("the reply is not valid JSON") from exc
+
+    def _status_error(self, exc: openai.APIStatusError) -> ModelError:
+        status = exc.status_code
+        said = self._scrub(_provider_message(exc.body))
+        if status == 429:
+            retry_after = _retry_after(exc.response.headers)
+            wait = "" if retry_after is None else f"; retry after {retry_after:g}s"
+            return ModelRateLimited(
+                f"{self._provider} rate-limited the request (HTTP 429): {said}{wait}",
+                provider=self._provider,
+                status=status,
+                retry_after=retry_after,
+            )
+        if status >= 500:
+            return ModelServerError(
+                f"{self._provider} failed (HTTP {status}): {said}",
+                provider=self._provider,
+                status=status,
+            )
+        return ModelRequestRejected(
+            f"{self._provider} rejected the request (HTTP {status}): {said}",
+            provider=self._provider,
+            status=status,
+        )
+
+    def _malformed(self, what: str) -> ModelResponseMalformed:
+        return ModelResponseMalformed(
+            f"Could not read the reply of {self._provider} at {self._endpoint}: {what}",
+            provider=self._provider,
+        )
+
+    def _scrub(self, text: str) -> str:
+        """``text`` without the key, in case the provider echoed it."""
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        return _SECRET_KEY_PATTERN.sub("sk-***", text)
+
+
+# -- sending -------------------------------------------------------------------------------
+
+
+def _messages(request: ModelRequest) -> list[ChatCompletionMessageParam]:
+    sent: list[dict[str, Any]] = []
+    if request.system:
+        sent.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        sent.extend(_turn(message))
+    return cast("list[ChatCompletionMessageParam]", sent)
+
+
+def _turn(message: Message) -> list[dict[str, Any]]:
+    """One neutral turn as chat-completion messages: tool results first, then the turn."""
+    sent: list[dict[str, Any]] = [
+        {
+            "role": "tool",
+            "tool_call_id": block.tool_use_id,
+            "content": f"Error: {block.content}" if block.is_error else block.content,
+        }
+        for block in message.content
+        if isinstance(block, ToolResultBlock)
+    ]
+    texts = [block.text for block in message.content if isinstance(block, TextBlock)]
+    if message.role == "user":
+        if texts:
+            sent.append({"role": "user", "content": "\n\n".join(texts)})
+        return sent
+    calls = [
+        {
+            "id": block.id,
+            "type": "function",
+            "function": {"name": block.name, "arguments": _encode(block.input)},
+        }
+        for block in message.content
+        if isinstance(block, ToolUseBlock)
+    ]
+    assistant: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
+    if calls:
+        assistant["tool_calls"] = calls
+        if not texts:
+            assistant["content"] = None
+    sent.append(assistant)
+    return sent
+
+
+def _encode(tool_input: Mapping[str, Any] | str) -> str:
+    if isinstance(tool_input, str):
+        return tool_input
+    return json.dumps(dict(tool_input), ensure_ascii=False)
+
+
+def _tool_choice(choice: str) -> ChatCompletionToolChoiceOptionParam:
+    if choice == "auto":
+        return "auto"
+    if choice == "none":
+        return "none"
+    if choice == "any":
+        return "required"
+    return {"type": "function", "function": {"name": choice}}
+
+
+def _is_openai_endpoint(base_url: str) -> bool:
+    return (urlsplit(base_url).hostname or "").lower() == _OPENAI_HOST
+
+
+def _printable_url(url: str) -> str:
+    """``url`` without user info or query, which could hold credentials."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    if not parts.scheme:
+        return "(a base_url without a scheme)"
+    return f"{parts.scheme}://{host}{parts.path}"
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _ToolCallDraft:
+    """One tool call as it is gathered: whole from a completion, in fragments from a stream."""
+
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+    decoded: Mapping[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class _Answer:
+    """The parts of one answer, before they are checked and put in neutral terms."""
+
+    reasoning: str
+    text: str
+    refusal: str
+    tool_calls: list[_ToolCallDraft]
+    finish_reason: object
+    model: object
+    usage: object
+
+
+@dataclass(slots=True)
+class _StreamDraft:
+    """A streamed answer, gathered chunk by chunk."""
+
+    received: bool = False
+    reasoning: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    refusal: list[str] = field(default_factory=list)
+    tool_calls: list[_ToolCallDraft] = field(default_factory=list)
+    by_index: dict[int, _ToolCallDraft] = field(default_factory=dict)
+    finish_reason: object = None
+    model: object = None
+    usage: object = None
+
+    def add(self, chunk: object) -> str:
+        """Take in one chunk; return its answer text, if it had any."""
+        self.received = True
+        if _field(chunk, "model"):
+            self.model = _field(chunk, "model")
+        if _field(chunk, "usage") is not None:
+            # With include_usage the last chunk has usage and no choices; some servers put
+            # usage on every chunk, and the last one counts.
+            self.usage = _field(chunk, "usage")
+        choices = _field(chunk, "choices")
+        if not isinstance(choices, list):
+            return ""
+        text = ""
+        for choice in choices:
+            if _field(choice, "index") not in (0, None):
+                continue  # only one answer is asked for; ignore any other
+            if _field(choice, "finish_reason") is not None:
+                self.finish_reason = _field(choice, "finish_reason")
+            delta = _field(choice, "delta")
+            if delta is None:
+                continue
+            self.reasoning.append(_reasoning_text(delta))
+            self.refusal.append(_text(_field(delta, "refusal")))
+            text += _text(_field(delta, "content"))
+            calls = _field(delta, "tool_calls")
+            for position, fragment in enumerate(calls if isinstance(calls, list) else []):
+                self._add_tool_call(position, fragment)
+        self.text.append(text)
+        return text
+
+    def _add_tool_call(self, position: int, fragment: object) -> None:
+        index = _field(fragment, "index")
+        key = index if isinstance(index, int) else position
+        call_id = _text(_field(fragment, "id"))
+        draft = self.by_index.get(key)
+        if draft is None or (call_id and draft.id and call_id != draft.id):
+            # A new id at a known index is a new call: some servers number every call 0.
+            draft = _ToolCallDraft(id=call_id)
+            self.by_index[key] = draft
+            self.tool_calls.append(draft)
+        elif call_id and not draft.id:
+            draft.id = call_id
+        function = _field(fragment, "function")
+        name = _text(_field(function, "name"))
+        if name and name != draft.name:
+            # Names arrive whole in one chunk; a server that repeats it must not double it.
+            draft.name = name if not draft.name else draft.name + name
+        arguments = _field(function, "arguments")
+        if isinstance(arguments, str):
+            draft.arguments.append(arguments)
+        elif isinstance(arguments, Mapping):
+            draft.decoded = arguments
+
+    def answer(self) -> _Answer:
+        """The gathered answer."""
+        return _Answer(
+            reasoning="".join(self.reasoning),
+            text="".join(self.text),
+            refusal="".join(self.refusal),
+            tool_calls=self.tool_calls,
+            finish_reason=self.finish_reason,
+            model=self.model,
+            usage=self.usage,
+        )
+
+
+def _tool_call_draft(call: object) -> _ToolCallDraft:
+    function = _field(call, "function")
+    if function is None:
+        # A custom (free-form) tool call carries its input as plain text.
+        function = _field(call, "custom")
+        arguments = _field(function, "input")
+    else:
+        arguments = _field(function, "arguments")
+    return _ToolCallDraft(
+        id=_text(_field(call, "id")),
+        name=_text(_field(function, "name")),
+        arguments=[arguments] if isinstance(arguments, str) else [],
+        decoded=arguments if isinstance(arguments, Mapping) else None,
+    )
+
+
+def _field(value: object, name: str) -> object:
+    """``value.name`` or ``value[name]``, or ``None``: the SDK does not validate replies."""
+    if isinstance(value, Mapping):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _reasoning_text(message: object) -> str:
+    """The reasoning a server added to a message or delta, under either name in use."""
+    for name in ("reasoning_content", "reasoning"):
+        text = _field(message, name)
+        if isinstance(text, str) and text:
+            return text
+    return ""
+
+
+def _decode(fragments: list[str]) -> Mapping[str, Any] | str:
+    """The arguments as a JSON object, or the raw text when they are not one."""
+    raw = "".join(fragments)
+    if not raw.strip():
+        return {}
+    try:
+        decoded = json.loads(raw)
+    except ValueError:
+        return raw
+    return cast("dict[str, Any]", decoded) if isinstance(decoded, dict) else raw
+
+
+def _usage(usage: object) -> Usage:
+    if usage is None:
+        return Usage()
+    prompt_details = _field(usage, "prompt_tokens_details")
+    completion_details = _field(usage, "completion_tokens_details")
+    extra: dict[str, Any] = {}
+    reasoning_tokens = _count(_field(completion_details, "reasoning_tokens"))
+    if reasoning_tokens:
+        extra["reasoning_tokens"] = reasoning_tokens
+    return Usage(
+        input_tokens=_count(_field(usage, "prompt_tokens")),
+        output_tokens=_count(_field(usage, "completion_tokens")),
+        cache_read_tokens=_count(_field(prompt_details, "cached_tokens")),
+        cache_write_tokens=_count(_field(prompt_details, "cache_write_tokens")),
+        extra=extra,
+    )
+
+
+def _provider_message(body: object) -> str:
+    """The provider's own error message, from the shapes OpenAI and local servers use."""
+    if isinstance(body, Mapping):
+        for candidate in (
+            body.get("message"),
+            body.get("error"),
+            _field(body.get("error"), "message"),
+        ):
+            if isinstance(candidate, str) and candidate.strip():
+                return _shorten(candidate)
+    if isinstance(body, str) and body.strip():
+        return _shorten(body)
+    return "no error message"
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= _PROVIDER_MESSAGE_LIMIT:
+        return text
+    return text[: _PROVIDER_MESSAGE_LIMIT - 1] + "…"
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` (seconds or an HTTP date)."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            continue
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)  # "-0000": a date in UTC, zone not given
+    return max(when.timestamp() - time.time(), 0.0)

@@ -1,0 +1,294 @@
+"""`ThinkingResponseHandler`: the answer-shape boundary between a model and a thinker."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from nucleo_core.errors import AnswerRefused, InvalidToolInput, UnknownTool
+from nucleo_core.models.messages import ReasoningBlock
+from nucleo_core.thinking.response import ThinkingResponse
+from nucleo_core.thinking.tool_call import ToolCall
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+    from nucleo_core.models.request import ModelResponse
+    from nucleo_core.tools.registry import ToolRegistry
+
+__all__ = ["ENVELOPE_FIELDS", "ThinkingResponseHandler"]
+
+AnswerT = TypeVar("AnswerT")
+
+#: The JSON envelope a model without native tool calling answers in.
+ENVELOPE_FIELDS = ("final_answer", "answer", "tool_calls", "reasoning")
+
+_FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
+_minted = itertools.count(1)
+_MINT_PREFIX = f"call_{os.getpid():x}_"
+
+
+class ThinkingResponseHandler(Generic[AnswerT]):
+    """Parses a model's response into a `ThinkingResponse`, or refuses it correctably.
+
+    - Native tool-use blocks become `ToolCall`s; so do the ``tool_calls`` of a JSON envelope
+      in the text (for models without native tool calling), with minted ids.
+    - Every tool use is kept: one whose name is not available, or whose input is not valid
+      JSON or does not fit the schema, carries its error, so no tool-use id is ever orphaned.
+    - A final answer is validated against the declared output type; one it cannot hold is
+      refused with `AnswerRefused`, whose message is composed from the answer schema and the
+      failing field, never from the payload.
+
+    Args:
+        output_type: The declared answer type (``str`` by default).
+        tools: The registry tool names resolve through (``available``: what a call may reach).
+        native_tools: Whether the model calls tools natively; when ``False`` the text must be
+            the JSON envelope.
+    """
+
+    def __init__(
+        self,
+        output_type: type[AnswerT] | Any = str,
+        *,
+        tools: ToolRegistry | None = None,
+        native_tools: bool = True,
+    ) -> None:
+        self.output_type = output_type
+        self.tools = tools
+        self.native_tools = native_tools
+        self._adapter: TypeAdapter[Any] | None = None
+        self._schema: dict[str, Any] | None = None
+
+    @property
+    def answer_schema(self) -> dict[str, Any]:
+        """The JSON schema of the declared output type."""
+        if self._schema is None:
+            self._schema = self._type_adapter().json_schema()
+        return self._schema
+
+    def handle(self, response: ModelResponse) -> ThinkingResponse[AnswerT]:
+        """Parse ``response``.
+
+        Raises:
+            AnswerRefused: The answer cannot be parsed (``kind="parse"``) or does not fit the
+                declared type (``kind="validation"``); send its message back as a correction.
+        """
+        reasoning = [b.text for b in response.content if isinstance(b, ReasoningBlock) and b.text]
+        calls = [self._resolve(b.id, b.name, b.input, minted=False) for b in response.tool_uses]
+        text = response.text.strip()
+        envelope = self._envelope(text, required=not self.native_tools and not calls)
+        if envelope is not None:
+            return self._from_envelope(envelope, calls, reasoning, response)
+        if calls:
+            return ThinkingResponse(
+                final_answer=False,
+                answer=None,
+                tool_calls=tuple(calls),
+                reasoning="\n".join(reasoning),
+                response=response,
+            )
+        return ThinkingResponse(
+            final_answer=True,
+            answer=self._validate_answer(text, from_text=True),
+            tool_calls=(),
+            reasoning="\n".join(reasoning),
+            response=response,
+        )
+
+    # -- tool calls ---------------------------------------------------------------------------
+
+    def _resolve(
+        self, call_id: str, name: object, raw: Mapping[str, Any] | str | object, *, minted: bool
+    ) -> ToolCall:
+        shown_name = name if isinstance(name, str) else ""
+        raw_input: Mapping[str, Any] | str = raw if isinstance(raw, Mapping | str) else ""
+        registry = self.tools
+        available = registry.available_names() if registry is not None else []
+        provider = registry.available(shown_name) if registry is not None and shown_name else None
+        if provider is None:
+            return ToolCall(
+                id=call_id,
+                name=shown_name,
+                raw_input=raw_input,
+                error=UnknownTool(available),
+                minted_id=minted,
+            )
+        if not isinstance(raw, Mapping | str):
+            error = InvalidToolInput(provider.name, ["input: must be a JSON object"])
+            return ToolCall(
+                id=call_id,
+                name=shown_name,
+                raw_input=raw_input,
+                provider=provider,
+                error=error,
+                minted_id=minted,
+            )
+        try:
+            parsed = provider.parse_input(raw)
+        except Exception as exc:  # a provider may break its contract; the call is still kept
+            if not isinstance(exc, InvalidToolInput):
+                exc = InvalidToolInput(provider.name, ["input: could not be validated"])
+            return ToolCall(
+                id=call_id,
+                name=shown_name,
+                raw_input=raw_input,
+                provider=provider,
+                error=exc,
+                minted_id=minted,
+            )
+        return ToolCall(
+            id=call_id,
+            name=shown_name,
+            raw_input=raw_input,
+            input=parsed,
+            provider=provider,
+            minted_id=minted,
+        )
+
+    # -- the envelope -------------------------------------------------------------------------
+
+    def _envelope(self, text: str, *, required: bool) -> Mapping[str, Any] | None:
+        """The envelope object in ``text``; ``None`` when there is none and none is required."""
+        decoded = _decode_json(text)
+        if isinstance(decoded, Mapping) and "final_answer" in decoded:
+            return decoded
+        if not required:
+            return None
+        raise AnswerRefused(
+            "parse",
+            "Your reply could not be parsed. Reply with exactly one JSON object with the fields "
+            '"final_answer" (boolean), "answer" (your answer when final_answer is true, matching '
+            'the answer schema), "tool_calls" (a list of {"name": string, "input": object}) and '
+            '"reasoning" (string). Answer schema: ' + json.dumps(self.answer_schema),
+            ["input: is not the JSON envelope"],
+        )
+
+    def _from_envelope(
+        self,
+        envelope: Mapping[str, Any],
+        calls: list[ToolCall],
+        reasoning: list[str],
+        response: ModelResponse,
+    ) -> ThinkingResponse[AnswerT]:
+        given_reasoning = envelope.get("reasoning")
+        if isinstance(given_reasoning, str) and given_reasoning:
+            reasoning.append(given_reasoning)
+        entries = envelope.get("tool_calls") or []
+        if not isinstance(entries, list):
+            raise AnswerRefused(
+                "validation",
+                'The field "tool_calls" must be a list of {"name": string, "input": object}.',
+                ["tool_calls: expected array"],
+            )
+        for entry in entries:
+            call_id = _mint_id()
+            if isinstance(entry, Mapping):
+                name = entry.get("name")
+                raw = entry.get("input", entry.get("arguments", {}))
+                calls.append(self._resolve(call_id, name, raw, minted=True))
+            else:
+                calls.append(self._resolve(call_id, None, "", minted=True))
+        final = envelope.get("final_answer")
+        if not isinstance(final, bool):
+            raise AnswerRefused(
+                "validation",
+                'The field "final_answer" must be true or false.',
+                ["final_answer: expected boolean"],
+            )
+        if calls or not final:
+            if not calls:
+                raise AnswerRefused(
+                    "validation",
+                    'Your reply set "final_answer" to false but called no tool: call a tool in '
+                    '"tool_calls", or set "final_answer" to true and give the "answer".',
+                    ["tool_calls: is empty while final_answer is false"],
+                )
+            return ThinkingResponse(
+                final_answer=False,
+                answer=None,
+                tool_calls=tuple(calls),
+                reasoning="\n".join(reasoning),
+                response=response,
+            )
+        if "answer" not in envelope:
+            raise AnswerRefused(
+                "validation",
+                'Your reply set "final_answer" to true but has no "answer" field. Answer schema: '
+                + json.dumps(self.answer_schema),
+                ["answer: is required"],
+            )
+        return ThinkingResponse(
+            final_answer=True,
+            answer=self._validate_answer(envelope["answer"], from_text=False),
+            tool_calls=(),
+            reasoning="\n".join(reasoning),
+            response=response,
+        )
+
+    # -- the answer ---------------------------------------------------------------------------
+
+    def _validate_answer(self, value: Any, *, from_text: bool) -> AnswerT:
+        if self.output_type is str:
+            if isinstance(value, str) and value.strip():
+                return value  # type: ignore[return-value]  # output_type is str here
+            raise AnswerRefused(
+                "validation",
+                "Your answer is empty or not text: answer with the text itself.",
+                ["answer: expected a non-empty string"],
+            )
+        if from_text:
+            decoded = _decode_json(value) if isinstance(value, str) else _NOT_JSON
+            if decoded is _NOT_JSON:
+                raise AnswerRefused(
+                    "parse",
+                    "Your answer could not be parsed as JSON. Answer with one JSON value matching "
+                    "this schema: " + json.dumps(self.answer_schema),
+                    ["answer: is not valid JSON"],
+                )
+            value = decoded
+        from pydantic import ValidationError
+
+        from nucleo_core.tools._input_errors import pydantic_problems
+
+        try:
+            validated: AnswerT = self._type_adapter().validate_python(value)
+        except ValidationError as exc:
+            problems = pydantic_problems(exc, self.answer_schema, root="answer")
+            raise AnswerRefused(
+                "validation",
+                "Your answer does not fit the declared answer type: "
+                + "; ".join(problems)
+                + ". Answer again with a value matching this schema: "
+                + json.dumps(self.answer_schema),
+                problems,
+            ) from exc
+        return validated
+
+    def _type_adapter(self) -> TypeAdapter[Any]:
+        if self._adapter is None:
+            from pydantic import TypeAdapter
+
+            self._adapter = TypeAdapter(self.output_type)
+        return self._adapter
+
+
+_NOT_JSON = object()
+
+
+def _decode_json(text: str) -> Any:
+    """Decode ``text`` as JSON, allowing a Markdown code fence around it; `_NOT_JSON` if not."""
+    fenced = _FENCE.match(text)
+    if fenced is not None:
+        text = fenced.group(1)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: pathologically nested JSON
+        return _NOT_JSON
+
+
+def _mint_id() -> str:
+    return f"{_MINT_PREFIX}{next(_minted)}"

@@ -1,0 +1,180 @@
+"""`LLMCall`: the one dispatched exchange every thinker turn is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from nucleo_core.errors import AnswerRefused, ResponseParseError, ResponseValidationError
+from nucleo_core.models.catalog import ModelCatalog
+from nucleo_core.models.messages import Message, StopReason, Usage
+from nucleo_core.models.request import ModelRequest, ToolChoice
+from nucleo_core.thinking.correction import ResponseCorrection
+from nucleo_core.thinking.envelope import envelope_instructions
+from nucleo_core.thinking.handler import ThinkingResponseHandler
+
+if TYPE_CHECKING:
+    from nucleo_core.models.catalog import ModelEntry
+    from nucleo_core.models.client import ModelClient
+    from nucleo_core.models.declaration import ThinkerDeclaration
+    from nucleo_core.thinking.response import ThinkingResponse
+    from nucleo_core.tools.registry import ToolRegistry
+
+__all__ = ["LLMCall"]
+
+AnswerT = TypeVar("AnswerT")
+
+
+class LLMCall(Generic[AnswerT]):
+    """One exchange with a model: seat, send, parse; correct and escalate within bounds.
+
+    - **Seat** — resolved when the call runs (requirements time), from the catalog: the pin
+      when there is one, else the declaration's grade. Every request of the exchange —
+      corrections and escalations included — goes to that seat, so a pin reaches every call.
+    - **Corrections** — a refused answer goes back as a correction turn under the
+      `ResponseCorrection` budget; when it is spent a parse failure raises
+      `ResponseParseError` and a validation failure `ResponseValidationError`, so no caller
+      ever receives an answer lacking a required field.
+    - **Truncation escalation** — an answer cut off at the budget (``max_tokens``) is asked
+      again with twice the budget, up to the seat's ``max_output_tokens`` ceiling.
+    - **Client** — the catalog's (which answers the client `override_client` installed, the
+      test seam), or the ``client`` passed in.
+
+    Args:
+        declaration: The thinker's seat declaration (grade and answer size).
+        messages: The conversation so far; the exchange does not modify it.
+        catalog: Where the seat is resolved; defaults to `ModelCatalog.discover()`.
+        system: The system text.
+        tools: The palette; its specs are sent in the registry's stable order, and tool names
+            in the answer resolve through its ``available``.
+        output_type: The declared answer type.
+        pin: An entry id that beats the declaration's grade.
+        tool_choice: Whether and which tool the model must call.
+        correction: The correction budget.
+        client: A client to use instead of the catalog's.
+    """
+
+    def __init__(
+        self,
+        *,
+        declaration: ThinkerDeclaration,
+        messages: Sequence[Message],
+        catalog: ModelCatalog | None = None,
+        system: str = "",
+        tools: ToolRegistry | None = None,
+        output_type: type[AnswerT] | Any = str,
+        pin: str | None = None,
+        tool_choice: ToolChoice = "auto",
+        correction: ResponseCorrection | None = None,
+        client: ModelClient | None = None,
+    ) -> None:
+        self.declaration = declaration
+        self.messages = tuple(messages)
+        self.catalog = catalog
+        self.system = system
+        self.tools = tools
+        self.output_type = output_type
+        self.pin = pin
+        self.tool_choice = tool_choice
+        self.correction = correction or ResponseCorrection()
+        self.client = client
+
+    def seat(self) -> ModelEntry:
+        """The catalog entry this exchange is seated on (the pin beats the grade)."""
+        return self._catalog().resolve(self.declaration, self.pin)
+
+    def _catalog(self) -> ModelCatalog:
+        if self.catalog is None:
+            self.catalog = ModelCatalog.discover()
+        return self.catalog
+
+    async def run(self) -> ThinkingResponse[AnswerT]:
+        """Run the exchange to an accepted answer.
+
+        Raises:
+            ResponseParseError: The answer could not be parsed within the correction budget.
+            ResponseValidationError: The answer did not fit the declared type within it.
+            ModelError: The provider failed (rate limit, server error, connection).
+            ModelNotConfigured: No seat, SDK or key.
+        """
+        seat = self.seat()
+        client = self.client if self.client is not None else self._catalog().client_for(seat)
+        handler: ThinkingResponseHandler[AnswerT] = ThinkingResponseHandler(
+            self.output_type, tools=self.tools, native_tools=seat.native_tools
+        )
+        specs = tuple(self.tools.specs()) if self.tools is not None else ()
+        system = self.system
+        if not seat.native_tools:
+            section = envelope_instructions(specs, handler.answer_schema)
+            system = f"{system}\n\n{section}" if system else section
+            specs = ()
+        budget = min(self.declaration.answer_tokens, seat.max_output_tokens)
+        conversation = list(self.messages)
+        turns: list[Message] = []
+        usage = Usage()
+        corrections = escalations = 0
+        while True:
+            request = ModelRequest(
+                model=seat.model,
+                system=system,
+                messages=tuple(conversation),
+                tools=specs,
+                tool_choice=self.tool_choice if specs else "auto",
+                max_tokens=budget,
+            )
+            response = await client.complete(request)
+            usage = _add(usage, response.usage)
+            if response.stop_reason is StopReason.MAX_TOKENS and budget < seat.max_output_tokens:
+                budget = min(budget * 2, seat.max_output_tokens)
+                escalations += 1
+                continue
+            try:
+                result = handler.handle(response)
+            except AnswerRefused as refusal:
+                if corrections >= self.correction.budget:
+                    raise _exhausted(refusal, attempts=corrections + 1) from refusal
+                corrections += 1
+                answer, correction = response.as_message(), self.correction.turn(response, refusal)
+                conversation += (answer, correction)
+                turns += (answer, correction)
+                continue
+            return replace(
+                result,
+                turns=(*turns, response.as_message()),
+                usage=usage,
+                seat=seat,
+                corrections=corrections,
+                escalations=escalations,
+            )
+
+
+def _exhausted(refusal: AnswerRefused, *, attempts: int) -> Exception:
+    detail = "; ".join(refusal.problems) or str(refusal)
+    if refusal.kind == "parse":
+        return ResponseParseError(
+            f"The model's answer could not be parsed after {attempts} attempt(s): {detail}",
+            attempts=attempts,
+        )
+    return ResponseValidationError(
+        f"The model's answer did not fit the declared type after {attempts} attempt(s): {detail}",
+        attempts=attempts,
+    )
+
+
+def _add(total: Usage, more: Usage) -> Usage:
+    extra = dict(total.extra)
+    for key, value in more.extra.items():
+        previous = extra.get(key)
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        if numeric and isinstance(previous, int | float) and not isinstance(previous, bool):
+            extra[key] = previous + value
+        elif numeric and previous is None:
+            extra[key] = value
+    return Usage(
+        input_tokens=total.input_tokens + more.input_tokens,
+        output_tokens=total.output_tokens + more.output_tokens,
+        cache_read_tokens=total.cache_read_tokens + more.cache_read_tokens,
+        cache_write_tokens=total.cache_write_tokens + more.cache_write_tokens,
+        extra=extra,
+    )

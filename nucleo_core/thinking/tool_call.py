@@ -1,0 +1,41 @@
+"""`ToolCall`: one tool use of a model's answer, resolved against the palette or not."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nucleo_core.errors import CorrectableError
+    from nucleo_core.tools.provider import ToolProvider
+
+__all__ = ["ToolCall"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """One tool use, kept whether or not it could be resolved, so no id is ever orphaned.
+
+    Attributes:
+        id: The tool-use id its result must answer to (minted for calls parsed from text).
+        name: The name the model sent ("" when it sent none).
+        raw_input: What the model sent as input: a decoded object, or the raw text.
+        input: The validated input (the tool's input model), or ``None`` when unresolved.
+        provider: The provider the name resolved to, or ``None``.
+        error: Why the call cannot run (unknown name, invalid input), for the model to read.
+        minted_id: Whether ``id`` was minted here because the call came from text.
+    """
+
+    id: str
+    name: str
+    raw_input: Mapping[str, Any] | str
+    input: Any = None
+    provider: ToolProvider | None = None
+    error: CorrectableError | None = None
+    minted_id: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call resolved to an available tool with valid input."""
+        return self.error is None

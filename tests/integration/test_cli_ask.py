@@ -1,0 +1,102 @@
+"""``nucleo ask``: one question, one answer, through the real console entry point and SDK."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from wire_server import Reply, wire_server
+
+
+def _nucleo(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, **(env or {})}
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        if env is None or name not in env:
+            environment.pop(name, None)
+    return subprocess.run(
+        [sys.executable, "-m", "nucleo_core.cli", *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _completion(text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": "llama3.2",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12},
+    }
+
+
+def test_ask_prints_the_answer_of_an_openai_compatible_server(tmp_path: Path) -> None:
+    """A pinned openai-compatible entry is asked through the SDK and its answer printed."""
+    with wire_server() as server:
+        server.replies.append(Reply.json(_completion("Paris.")))
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        result = _nucleo("ask", "Capital of France?", "--model", entry, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Paris.\n"
+    (request,) = server.requests
+    assert request.path == "/v1/chat/completions"
+    body = request.json()
+    assert body["model"] == "llama3.2"
+    assert body["messages"][-1] == {"role": "user", "content": "Capital of France?"}
+
+
+def test_ask_uses_the_grade_configured_in_pyproject(tmp_path: Path) -> None:
+    """Without --model the grade's entry from [tool.nucleo.models] answers."""
+    with wire_server() as server:
+        server.replies.append(Reply.json(_completion("42")))
+        (tmp_path / "pyproject.toml").write_text(
+            f'[tool.nucleo.models.grades]\nfast = "openai-compatible:{server.url}/v1#tiny"\n',
+            encoding="utf-8",
+        )
+        result = _nucleo("ask", "Answer?", "--grade", "fast", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "42\n"
+    assert server.requests[0].json()["model"] == "tiny"
+
+
+def test_ask_without_a_server_says_it_cannot_reach_it(tmp_path: Path) -> None:
+    """A server that is not running is named, with how to start it; exit code 2."""
+    with wire_server() as server:
+        url = server.url  # the port is closed once the server stops
+    result = _nucleo("ask", "hi", "--model", f"openai-compatible:{url}/v1#llama3.2", cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"cannot reach the server at {url}/v1" in result.stderr
+    assert "ollama serve" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_ask_without_a_key_names_the_variable_to_set(tmp_path: Path) -> None:
+    """An anthropic entry with no ANTHROPIC_API_KEY says which variable to set; exit code 2."""
+    result = _nucleo("ask", "hi", "--model", "anthropic:claude-sonnet-4-5", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "ANTHROPIC_API_KEY" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_ask_without_any_model_explains_how_to_configure_one(tmp_path: Path) -> None:
+    """No --model and no configured grade: the message says where to configure it."""
+    result = _nucleo("ask", "hi", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "[tool.nucleo.models.grades]" in result.stderr
+    assert "--model" in result.stderr or "pin a model" in result.stderr
