@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from nucleo_core.errors import AnswerRefused, ResponseParseError, ResponseValidationError
 from nucleo_core.models.catalog import ModelCatalog
-from nucleo_core.models.messages import Message, StopReason, Usage
-from nucleo_core.models.request import ModelRequest, ToolChoice
+from nucleo_core.models.messages import Message, StopReason, TextBlock, Usage
+from nucleo_core.models.request import ModelRequest, ModelResponse, ToolChoice
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.envelope import envelope_instructions
 from nucleo_core.thinking.handler import ThinkingResponseHandler
@@ -135,7 +135,7 @@ class LLMCall(Generic[AnswerT]):
                 if corrections >= self.correction.budget:
                     raise _exhausted(refusal, attempts=corrections + 1) from refusal
                 corrections += 1
-                answer, correction = response.as_message(), self.correction.turn(response, refusal)
+                answer, correction = _replayable(response), self.correction.turn(response, refusal)
                 conversation += (answer, correction)
                 turns += (answer, correction)
                 continue
@@ -147,6 +147,14 @@ class LLMCall(Generic[AnswerT]):
                 corrections=corrections,
                 escalations=escalations,
             )
+
+
+def _replayable(response: ModelResponse) -> Message:
+    """The refused answer as a turn a provider accepts back: never an empty one."""
+    message = response.as_message()
+    if any(not isinstance(block, TextBlock) or block.text for block in message.content):
+        return message
+    return Message(role="assistant", content=(TextBlock(text="(empty reply)"),))
 
 
 def _exhausted(refusal: AnswerRefused, *, attempts: int) -> Exception:

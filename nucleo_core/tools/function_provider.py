@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools._simple_schema import simple_input_schema
@@ -27,17 +27,20 @@ __all__ = ["FunctionTool", "FunctionToolProvider"]
 class FunctionTool(Tool["BaseModel", Any]):
     """The tool a function provider builds per call: calls the function with validated input."""
 
+    __slots__ = ("_arguments", "function")
+
     def __init__(
         self,
         function: Callable[..., Any],
-        arguments: tuple[tuple[str, str], ...],
+        arguments: tuple[tuple[str, str], ...] | None,
         parent: object | None = None,
     ) -> None:
-        super().__init__(parent)
+        # Built once per call, so kept to plain assignments (Tool.__init__ only sets parent).
+        self.parent = parent
         self.function = function
-        # When every field is named after its parameter, the validated model's own __dict__
-        # is the keyword mapping (pydantic keeps exactly the fields there).
-        self._arguments = None if all(p == f for p, f in arguments) else arguments
+        # ``None`` when every field is named after its parameter: the validated model's own
+        # __dict__ is then the keyword mapping (pydantic keeps exactly the fields there).
+        self._arguments = arguments
 
     def run(self, input: BaseModel) -> Any:
         """Call the function with the validated input's fields as keyword arguments."""
@@ -54,6 +57,10 @@ class _SyncFunctionTool(FunctionTool):
     is_async: ClassVar[bool] = False
 
 
+#: What ``create`` needs, resolved once: the tool class (sync or async) and the argument map.
+_CallPlan: TypeAlias = "tuple[type[FunctionTool], tuple[tuple[str, str], ...] | None]"
+
+
 @final
 class FunctionToolProvider(DeclaredToolProvider):
     """Wraps a ``@tool``-declared function; equality is by function.
@@ -62,7 +69,7 @@ class FunctionToolProvider(DeclaredToolProvider):
     descriptions come from the docstring's ``Args`` section or ``Annotated`` metadata.
     """
 
-    __slots__ = ("_signature", "function")
+    __slots__ = ("_call_plan", "_last", "_signature", "function")
 
     def __init__(self, function: Callable[..., Any]) -> None:
         declaration = declaration_of(function)
@@ -73,14 +80,28 @@ class FunctionToolProvider(DeclaredToolProvider):
         super().__init__(declaration)
         self.function = function
         self._signature: FunctionSignature | None = None
+        self._call_plan: _CallPlan | None = None
+        self._last: FunctionTool | None = None
 
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
-        """Build the tool that calls the function for one call."""
-        signature = self._signature or self._resolve_signature()
-        kind = (
-            _AsyncFunctionTool if inspect.iscoroutinefunction(self.function) else _SyncFunctionTool
-        )
-        return kind(self.function, signature.arguments, parent)
+        """The tool that calls the function, for ``parent``.
+
+        A function tool keeps no state between calls, so the instance made for a parent is
+        reused for that parent's next call (concurrent calls share it safely).
+        """
+        last = self._last
+        if last is not None and last.parent is parent:
+            return last
+        kind, arguments = self._call_plan or self._resolve_call_plan()
+        self._last = made = kind(self.function, arguments, parent)
+        return made
+
+    def _resolve_call_plan(self) -> _CallPlan:
+        pairs = (self._signature or self._resolve_signature()).arguments
+        arguments = None if all(p == f for p, f in pairs) else pairs
+        is_async = inspect.iscoroutinefunction(self.function)
+        self._call_plan = (_AsyncFunctionTool if is_async else _SyncFunctionTool, arguments)
+        return self._call_plan
 
     def _resolve_signature(self) -> FunctionSignature:
         if self._signature is None:

@@ -1,0 +1,274 @@
+"""Section (d): the cost of ``import nucleo_core`` in a fresh interpreter, next to the peers.
+
+Two figures per module, both from fresh interpreters started with this same Python:
+
+* **wall**: best of N runs of ``python -c "import X"`` minus the best of N runs of
+  ``python -c "pass"`` (interpreter start-up), runs interleaved module by module;
+* **-X importtime**: the sum of the "self" column of ``python -X importtime -c "import X"``
+  minus the same sum for ``python -X importtime -c "pass"``, best of the runs.
+
+Every interpreter runs once untimed first (to write bytecode caches, with
+``PYTHONDONTWRITEBYTECODE`` removed from its environment), in a neutral working directory so
+that the installed package is what is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bench_harness import (
+    Unavailable,
+    Verdict,
+    fmt_ratio,
+    fmt_time,
+    print_heading,
+    print_table,
+    print_unavailable,
+)
+
+__all__ = ["run_imports_section"]
+
+IMPORT_TARGET = 150e-3
+
+#: (label, module) in the order shown; nucleo first, then the one it is judged against.
+_MODULES: tuple[tuple[str, str], ...] = (
+    ("nucleo-core", "nucleo_core"),
+    ("llm", "llm"),
+    ("langchain-core", "langchain_core.tools"),
+    ("pydantic-ai-slim", "pydantic_ai"),
+    ("openai-agents", "agents"),
+)
+
+#: Heavy modules whose presence after ``import nucleo_core`` is worth reporting.
+_HEAVY = ("pydantic", "pydantic_core", "jsonschema", "docstring_parser", "asyncio", "pluggy")
+
+_IMPORTTIME_LINE = re.compile(r"^import time:\s+(\d+)\s*\|\s*(\d+)\s*\|")
+
+
+@dataclass(slots=True)
+class ImportResult:
+    """Import cost of one module, net of interpreter start-up (seconds).
+
+    Attributes:
+        label: The framework.
+        module: The module imported.
+        wall: Best wall time minus the baseline's, or why it is missing.
+        importtime: Best ``-X importtime`` self-time total minus the baseline's.
+        modules: How many modules the import added to ``sys.modules``.
+    """
+
+    label: str
+    module: str
+    wall: float | Unavailable
+    importtime: float | Unavailable
+    modules: int | None = None
+
+
+def _environment() -> dict[str, str]:
+    """This process's environment, minus what would make every run compile from source."""
+    environment = dict(os.environ)
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    return environment
+
+
+def _python(arguments: Sequence[str], workdir: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *arguments],
+        cwd=workdir,
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module.partition(".")[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _check(completed: subprocess.CompletedProcess[str]) -> None:
+    if completed.returncode != 0:
+        lines = completed.stderr.strip().splitlines()
+        raise RuntimeError(lines[-1] if lines else f"exit status {completed.returncode}")
+
+
+def _wall(code: str, workdir: str) -> float:
+    start = time.perf_counter()
+    completed = _python(["-c", code], workdir)
+    elapsed = time.perf_counter() - start
+    _check(completed)
+    return elapsed
+
+
+def _importtime(code: str, workdir: str) -> float:
+    completed = _python(["-X", "importtime", "-c", code], workdir)
+    _check(completed)
+    total_us = sum(
+        int(match.group(1))
+        for line in completed.stderr.splitlines()
+        if (match := _IMPORTTIME_LINE.match(line))
+    )
+    return total_us / 1e6
+
+
+def _module_count(module: str, workdir: str) -> int | None:
+    code = (
+        "import sys; before = len(sys.modules); import "
+        + module
+        + "; print(len(sys.modules) - before)"
+    )
+    completed = _python(["-c", code], workdir)
+    return int(completed.stdout) if completed.returncode == 0 else None
+
+
+def _nucleo_heavy_imports(workdir: str) -> str:
+    code = (
+        "import sys, nucleo_core; print(' '.join(m for m in "
+        + repr(_HEAVY)
+        + " if m in sys.modules))"
+    )
+    completed = _python(["-c", code], workdir)
+    if completed.returncode != 0:
+        return "(import failed)"
+    return completed.stdout.strip() or "none of them"
+
+
+def run_imports_section(runs: int) -> list[Verdict]:
+    """Measure (d) for every module, print the table, return the verdicts."""
+    print_heading("(d) import cost in a fresh interpreter")
+    print(
+        f"Interpreter: {sys.executable}\nwall = best of {runs} runs of python -c 'import X' minus "
+        f"best of {runs} runs of python -c 'pass'; -X importtime = sum of self times, best of "
+        f"{runs}, minus the baseline's."
+    )
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print(
+            "PYTHONDONTWRITEBYTECODE is set here; it is unset for the measured interpreters so "
+            "that bytecode caches are written once and read after, as in an ordinary install."
+        )
+    with tempfile.TemporaryDirectory(prefix="nucleo-bench-") as workdir:
+        results = _measure(runs, workdir)
+        heavy = _nucleo_heavy_imports(workdir)
+    _print_results(results)
+    print(f"\nOf {', '.join(_HEAVY)}, `import nucleo_core` loads: {heavy}")
+    return _verdicts(results)
+
+
+def _measure(runs: int, workdir: str) -> list[ImportResult]:
+    results: dict[str, ImportResult] = {}
+    codes: dict[str, str] = {}
+    for label, module in _MODULES:
+        if not _installed(module):
+            missing = Unavailable(f"{module} is not installed")
+            results[label] = ImportResult(label, module, missing, missing)
+            continue
+        code = f"import {module}"
+        try:
+            _wall(code, workdir)  # untimed: writes the bytecode caches
+        except Exception as exc:
+            failed = Unavailable(f"import {module} failed: {exc}")
+            results[label] = ImportResult(label, module, failed, failed)
+            continue
+        codes[label] = code
+        results[label] = ImportResult(label, module, 0.0, 0.0, _module_count(module, workdir))
+
+    _wall("pass", workdir)
+    wall: dict[str, list[float]] = {label: [] for label in [*codes, "baseline"]}
+    importtime: dict[str, list[float]] = {label: [] for label in [*codes, "baseline"]}
+    for _ in range(runs):
+        for label, code in [*codes.items(), ("baseline", "pass")]:
+            wall[label].append(_wall(code, workdir))
+            importtime[label].append(_importtime(code, workdir))
+    base_wall = min(wall["baseline"])
+    base_importtime = min(importtime["baseline"])
+    for label in codes:
+        results[label].wall = min(wall[label]) - base_wall
+        results[label].importtime = min(importtime[label]) - base_importtime
+    print(
+        f"Baseline (python -c pass): wall {fmt_time(base_wall)}, "
+        f"-X importtime {fmt_time(base_importtime)}"
+    )
+    return list(results.values())
+
+
+def _figure(value: float | Unavailable) -> str:
+    return "unavailable (below)" if isinstance(value, Unavailable) else fmt_time(value)
+
+
+def _print_results(results: Sequence[ImportResult]) -> None:
+    nucleo = results[0]
+    rows: list[list[str]] = []
+    for result in results:
+        ratio = "-"
+        if (
+            result is not nucleo
+            and isinstance(result.wall, float)
+            and isinstance(nucleo.wall, float)
+            and nucleo.wall > 0
+        ):
+            ratio = fmt_ratio(result.wall / nucleo.wall)
+        rows.append(
+            [
+                result.label,
+                f"import {result.module}",
+                _figure(result.wall),
+                _figure(result.importtime),
+                "-" if result.modules is None else str(result.modules),
+                ratio,
+            ]
+        )
+    print()
+    print_table(
+        ["framework", "statement", "wall (net)", "-X importtime (net)", "modules", "x nucleo"],
+        rows,
+    )
+    print_unavailable(
+        {
+            result.label: result.wall.reason
+            for result in results
+            if isinstance(result.wall, Unavailable)
+        }
+    )
+
+
+def _verdicts(results: Sequence[ImportResult]) -> list[Verdict]:
+    nucleo = results[0]
+    llm = next(result for result in results if result.label == "llm")
+    if not isinstance(nucleo.wall, float) or not isinstance(nucleo.importtime, float):
+        reason = nucleo.wall.reason if isinstance(nucleo.wall, Unavailable) else ""
+        return [Verdict("(d) import nucleo_core", "not measured", "-", False, reason)]
+    verdicts = [
+        Verdict(
+            "(d) import nucleo_core (wall, net of start-up)",
+            fmt_time(nucleo.wall),
+            f"< {fmt_time(IMPORT_TARGET)}",
+            nucleo.wall < IMPORT_TARGET,
+            f"-X importtime {fmt_time(nucleo.importtime)}",
+        )
+    ]
+    if not isinstance(llm.wall, float) or not isinstance(llm.importtime, float):
+        reason = llm.wall.reason if isinstance(llm.wall, Unavailable) else ""
+        verdicts.append(Verdict("(d) lighter than import llm", "-", "lighter", None, reason))
+        return verdicts
+    lighter = nucleo.wall < llm.wall and nucleo.importtime < llm.importtime
+    verdicts.append(
+        Verdict(
+            "(d) import nucleo_core lighter than import llm",
+            f"wall {fmt_time(nucleo.wall)} vs {fmt_time(llm.wall)}; importtime "
+            f"{fmt_time(nucleo.importtime)} vs {fmt_time(llm.importtime)}",
+            "lighter on both",
+            lighter,
+        )
+    )
+    return verdicts

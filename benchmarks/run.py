@@ -1,0 +1,125 @@
+"""nucleo's benchmarks, measured in one run side by side with the peers on identical work.
+
+Run by ``nox -s bench`` (which installs nucleo and the peers: langchain-core, pydantic-ai-slim,
+openai-agents, llm), or directly with ``python benchmarks/run.py``. Prints a table per section
+and a closing summary in which each requirement of the issue is one line: figure, target and
+PASS or MISS. A peer that is missing, or whose API differs in the installed version, is shown
+as "unavailable: <reason>" instead of stopping the run.
+
+The exit status is 0 even when a target is missed (the run is a report); ``--strict`` makes
+any MISS exit with status 1.
+
+Sections:
+    (a) declaring and registering 1,000 generated tools, against the peers' define-and-render;
+    (b) the first and second render of the registered tools in the OpenAI format;
+    (c) one validated call of ``async def add(a: int, b: int) -> int`` from JSON text;
+    (d) ``import nucleo_core`` in a fresh interpreter, next to ``import llm`` and the peers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from importlib import metadata
+
+from bench_calls import run_calls_section
+from bench_harness import Verdict, print_heading
+from bench_imports import run_imports_section
+from bench_tools import run_tools_section
+
+_DISTRIBUTIONS = (
+    "nucleo-core",
+    "langchain-core",
+    "pydantic-ai-slim",
+    "openai-agents",
+    "llm",
+    "pydantic",
+    "pydantic-core",
+)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--tools", type=_positive, default=1000, help="tools per round in (a)/(b)")
+    parser.add_argument("--rounds", type=_positive, default=5, help="timed rounds in (a)/(b)")
+    parser.add_argument("--calls", type=_positive, default=5000, help="calls per round in (c)")
+    parser.add_argument("--call-rounds", type=_positive, default=7, help="timed rounds in (c)")
+    parser.add_argument(
+        "--import-runs", type=_positive, default=7, help="interpreters per module (d)"
+    )
+    parser.add_argument(
+        "--sections",
+        default="abcd",
+        help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a fast smoke run with small counts (not a report)"
+    )
+    parser.add_argument("--strict", action="store_true", help="exit with status 1 on any MISS")
+    arguments = parser.parse_args(argv)
+    if arguments.quick:
+        arguments.tools, arguments.rounds = 100, 2
+        arguments.calls, arguments.call_rounds = 200, 2
+        arguments.import_runs = 2
+    return arguments
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _print_environment(arguments: argparse.Namespace) -> None:
+    print("nucleo-core benchmarks")
+    print(f"Python {platform.python_version()} ({sys.executable})")
+    print(f"{platform.platform()}, {os.cpu_count()} CPUs")
+    print("Versions: " + ", ".join(f"{name} {_version(name)}" for name in _DISTRIBUTIONS))
+    if arguments.quick:
+        print("QUICK RUN: small counts, figures are not a report.")
+
+
+def _print_summary(verdicts: list[Verdict]) -> None:
+    print_heading("Summary")
+    print("Figures are the best round (both sides measured in this same run).")
+    for verdict in verdicts:
+        print(verdict.line())
+    passed = sum(verdict.passed is True for verdict in verdicts)
+    missed = sum(verdict.passed is False for verdict in verdicts)
+    unjudged = sum(verdict.passed is None for verdict in verdicts)
+    print(f"\n{passed} PASS, {missed} MISS, {unjudged} N/A")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the selected sections and print the summary; the exit status (see module doc)."""
+    arguments = _arguments(argv)
+    _print_environment(arguments)
+    started = time.perf_counter()
+    verdicts: list[Verdict] = []
+    sections = arguments.sections.lower()
+    if "a" in sections or "b" in sections:
+        verdicts += run_tools_section(arguments.tools, arguments.rounds)
+    if "c" in sections:
+        verdicts += run_calls_section(arguments.calls, arguments.call_rounds)
+    if "d" in sections:
+        verdicts += run_imports_section(arguments.import_runs)
+    _print_summary(verdicts)
+    print(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
+    if arguments.strict and any(verdict.passed is False for verdict in verdicts):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
