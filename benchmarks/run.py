@@ -13,7 +13,8 @@ Sections:
     (a) declaring and registering 1,000 generated tools, against the peers' define-and-render;
     (b) the first and second render of the registered tools in the OpenAI format;
     (c) one validated call of ``async def add(a: int, b: int) -> int`` from JSON text;
-    (d) ``import nucleo_core`` in a fresh interpreter, next to ``import llm`` and the peers.
+    (d) ``import nucleo_core`` in a fresh interpreter, next to ``import llm`` and the peers;
+    (e) the overhead of one ``LLMCall`` round trip with a 20-tool palette (scripted model).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 from importlib import metadata
 
 from bench_calls import run_calls_section
+from bench_exchange import run_exchange_section
 from bench_harness import Verdict, print_heading
 from bench_imports import run_imports_section
 from bench_tools import run_tools_section
@@ -55,11 +57,14 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--calls", type=_positive, default=5000, help="calls per round in (c)")
     parser.add_argument("--call-rounds", type=_positive, default=7, help="timed rounds in (c)")
     parser.add_argument(
+        "--exchanges", type=_positive, default=2000, help="exchanges per round in (e)"
+    )
+    parser.add_argument(
         "--import-runs", type=_positive, default=7, help="interpreters per module (d)"
     )
     parser.add_argument(
         "--sections",
-        default="abcd",
+        default="abcde",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -71,6 +76,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.tools, arguments.rounds = 100, 2
         arguments.calls, arguments.call_rounds = 200, 2
         arguments.import_runs = 2
+        arguments.exchanges = 100
     return arguments
 
 
@@ -114,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         verdicts += run_calls_section(arguments.calls, arguments.call_rounds)
     if "d" in sections:
         verdicts += run_imports_section(arguments.import_runs)
+    if "e" in sections:
+        verdicts += run_exchange_section(arguments.exchanges, arguments.call_rounds)
     _print_summary(verdicts)
     print(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     if arguments.strict and any(verdict.passed is False for verdict in verdicts):
