@@ -23,11 +23,8 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 from collections.abc import AsyncIterator, Mapping
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, final
 
 from nucleo_core.errors import (
@@ -39,6 +36,7 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._retry_after import retry_after as read_retry_after
 from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
     ContentBlock,
@@ -567,7 +565,7 @@ def _status_error(exc: APIStatusError) -> ModelError:
     http_status = None if in_stream else status
 
     if status == 429 or (in_stream and exc.type == "rate_limit_error"):
-        retry_after = None if in_stream else _retry_after(exc.response.headers)
+        retry_after = None if in_stream else read_retry_after(exc.response.headers)
         if retry_after is not None:
             message += f"; retry after {retry_after:g}s"
         return ModelRateLimited(
@@ -578,39 +576,6 @@ def _status_error(exc: APIStatusError) -> ModelError:
     if status in (401, 403):
         message += f"; check the API key ({API_KEY_ENV}) and its permissions"
     return ModelRequestRejected(message, provider=_PROVIDER, status=http_status)
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds the provider asked to wait: ``retry-after-ms``, else ``retry-after``.
-
-    ``retry-after`` is either seconds or an HTTP date (RFC 9110 §10.2.3); a date in the past
-    means zero, and a value that is neither means the provider did not say.
-    """
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            delay = float(milliseconds) / 1000
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(delay):
-                return max(delay, 0.0)
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        delay = float(value)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        delay = (when - datetime.now(UTC)).total_seconds()
-    if not math.isfinite(delay):
-        return None
-    return max(delay, 0.0)
 
 
 def _host(request: httpx2.Request) -> str:

@@ -40,17 +40,13 @@ needs raises `ModelResponseMalformed` rather than an ``AttributeError``.
 
 from __future__ import annotations
 
-import email.utils
 import json
-import math
 import os
 import re
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
 from urllib.parse import urlsplit
@@ -64,6 +60,7 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._retry_after import retry_after as read_retry_after
 from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
     ContentBlock,
@@ -390,7 +387,7 @@ class OpenAIChatClient:
         status = exc.status_code
         said = self._scrub(_provider_message(exc.body))
         if status == 429:
-            retry_after = _retry_after(exc.response.headers)
+            retry_after = read_retry_after(exc.response.headers)
             wait = "" if retry_after is None else f"; retry after {retry_after:g}s"
             return ModelRateLimited(
                 f"{self._provider} rate-limited the request (HTTP 429): {said}{wait}",
@@ -696,26 +693,3 @@ def _shorten(text: str) -> str:
     if len(text) <= _PROVIDER_MESSAGE_LIMIT:
         return text
     return text[: _PROVIDER_MESSAGE_LIMIT - 1] + "…"
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait, from ``retry-after-ms``, ``retry-after`` (seconds or an HTTP date)."""
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / scale
-        except ValueError:
-            continue
-        return max(seconds, 0.0) if math.isfinite(seconds) else None
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)  # "-0000": a date in UTC, zone not given
-    return max(when.timestamp() - time.time(), 0.0)

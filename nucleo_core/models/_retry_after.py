@@ -1,0 +1,44 @@
+"""How long a rate-limited provider asked to wait, read from its response headers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+__all__ = ["retry_after"]
+
+
+def retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds the provider asked to wait: ``retry-after-ms``, else ``retry-after``.
+
+    ``retry-after`` is either seconds or an HTTP date (RFC 9110 §10.2.3); a date in the past
+    means zero, and a value that is neither means the provider did not say (``None``).
+    ``retry-after-ms`` is the non-standard header OpenAI and Anthropic also send.
+    """
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        try:
+            delay = float(milliseconds) / 1000
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(delay):
+                return max(delay, 0.0)
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        delay = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)  # "-0000": a date in UTC, zone not given
+        delay = (when - datetime.now(UTC)).total_seconds()
+    if not math.isfinite(delay):
+        return None
+    return max(delay, 0.0)
