@@ -93,7 +93,7 @@ def ask(question: str, pin: str | None, grade: str, system: str, max_tokens: int
 def _unreachable(seat: ModelEntry, error: ModelConnectionError) -> str:
     if seat.provider == "openai-compatible":
         return (
-            f"cannot reach the server at {seat.base_url} ({error}). Start it (for Ollama: "
+            f"cannot reach the server at {seat.base_url}. Start it (for Ollama: "
             f"`ollama serve`, then `ollama pull {seat.model}`) or fix the URL in --model."
         )
     return f"cannot reach {seat.provider} ({error}); check your network or the base URL."

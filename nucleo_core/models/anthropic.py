@@ -156,8 +156,8 @@ class AnthropicClient:
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         if not key:
             raise ModelNotConfigured(
-                f"No Anthropic API key: set the {API_KEY_ENV} environment variable, "
-                "or pass api_key= to AnthropicClient"
+                f"No Anthropic API key: set the {API_KEY_ENV} environment variable "
+                "(or pass api_key= to AnthropicClient)"
             )
         self._client: AsyncAnthropic = anthropic.AsyncAnthropic(
             api_key=key,

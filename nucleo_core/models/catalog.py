@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from nucleo_core.errors import ModelNotConfigured
 from nucleo_core.models.declaration import ThinkerDeclaration
@@ -71,8 +72,13 @@ class ModelEntry:
                 "openai-compatible:<base_url>#<model> (e.g. "
                 "openai-compatible:http://127.0.0.1:11434/v1#llama3.2)."
             )
-        base_url: str | None = limits.pop("base_url", None)
+        base_url = limits.pop("base_url", None)
         if provider == "openai-compatible":
+            if base_url is not None:
+                raise ModelNotConfigured(
+                    f"Model entry {entry_id!r}: an openai-compatible entry takes its base URL "
+                    "from its id; remove the base_url setting"
+                )
             base_url, hash_sign, model = rest.rpartition("#")
             if not hash_sign or not base_url or not model:
                 raise ModelNotConfigured(
@@ -81,6 +87,8 @@ class ModelEntry:
                 )
         else:
             model = rest
+        if base_url is not None:
+            _check_base_url(entry_id, base_url)
         if not model:
             raise ModelNotConfigured(f"Model id {entry_id!r} names no model after '{provider}:'.")
         entry = cls(id=entry_id, provider=provider, model=model, base_url=base_url)
@@ -98,7 +106,8 @@ class ModelEntry:
             if expected is None:
                 raise ModelNotConfigured(
                     f"Model entry {self.id!r}: unknown setting {key!r}; allowed: "
-                    + ", ".join([*allowed, "base_url"])
+                    + ", ".join(allowed)
+                    + " (and base_url, for anthropic: and openai: entries)"
                 )
             positive = isinstance(value, int) and not isinstance(value, bool) and value > 0
             if type(value) is not expected or (expected is int and not positive):
@@ -107,6 +116,15 @@ class ModelEntry:
                     + ("positive integer" if expected is int else "boolean")
                 )
         return replace(self, **limits)
+
+
+def _check_base_url(entry_id: str, base_url: object) -> None:
+    parts = urlsplit(base_url) if isinstance(base_url, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ModelNotConfigured(
+            f"Model entry {entry_id!r}: the base URL must be a string starting with http:// or "
+            "https:// and naming a host, e.g. http://127.0.0.1:11434/v1"
+        )
 
 
 class ModelCatalog:

@@ -36,13 +36,22 @@ class ThinkerDeclaration:
     Attributes:
         grade: A grade name the catalog maps to an entry (``"fast"``, ``"standard"``,
             ``"strong"`` or one of the project's own).
-        answer_size: ``AnswerSize`` or an explicit token budget.
+        answer_size: ``AnswerSize`` (or its value, ``"short"``), or an explicit token budget.
     """
 
     grade: str
-    answer_size: AnswerSize | int
+    answer_size: AnswerSize | int | str
 
     def __post_init__(self) -> None:
+        if isinstance(self.answer_size, str) and not isinstance(self.answer_size, AnswerSize):
+            try:
+                object.__setattr__(self, "answer_size", AnswerSize(self.answer_size))
+            except ValueError:
+                raise MisuseError(
+                    "ThinkerDeclaration.answer_size must be one of "
+                    + ", ".join(repr(size.value) for size in AnswerSize)
+                    + " or a positive token count"
+                ) from None
         if not isinstance(self.grade, str) or not self.grade:
             raise MisuseError("ThinkerDeclaration.grade must be a non-empty grade name")
         size = self.answer_size
@@ -59,4 +68,7 @@ class ThinkerDeclaration:
     def answer_tokens(self) -> int:
         """The first answer budget, in tokens."""
         size = self.answer_size
-        return size.tokens if isinstance(size, AnswerSize) else size
+        if isinstance(size, AnswerSize):
+            return size.tokens
+        assert isinstance(size, int)  # __post_init__ turned every string into an AnswerSize
+        return size

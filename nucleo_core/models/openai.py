@@ -177,8 +177,8 @@ class OpenAIChatClient:
             key = api_key or os.environ.get(_API_KEY_VARIABLE)
             if not key:
                 raise ModelNotConfigured(
-                    f"No API key for {provider}: set the {_API_KEY_VARIABLE} environment "
-                    "variable or pass api_key=..."
+                    f"No OpenAI API key: set the {_API_KEY_VARIABLE} environment variable "
+                    "(or pass api_key= to OpenAIChatClient)"
                 )
         else:
             key = api_key or KEYLESS_PLACEHOLDER
