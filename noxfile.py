@@ -30,7 +30,7 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
     """Type-check the package with mypy --strict."""
-    session.install("-e", ".[test]", "mypy>=1.11", "types-jsonschema")
+    session.install("-e", ".[test]", "mypy>=1.11", "types-jsonschema", "types-PyYAML")
     session.run("mypy", "--strict", "nucleo_core")
 
 

@@ -41,6 +41,7 @@ class ToolDeclaration:
         risk: The declared risk, or ``None`` when undeclared (which counts as ``HIGH``).
         refiner: Narrows the generated input schema before it is published.
         metadata: An open mapping for the host; the framework never reads it.
+        guardrails: Admission guardrail factories the tool declares itself.
     """
 
     name: str
@@ -52,6 +53,7 @@ class ToolDeclaration:
     risk: Risk | None = None
     refiner: SchemaRefiner | None = None
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    guardrails: tuple[Callable[[Any], Any], ...] = ()
 
     @property
     def effective_risk(self) -> Risk:

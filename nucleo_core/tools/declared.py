@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +113,11 @@ class DeclaredToolProvider(ToolProvider):
     def metadata(self) -> Mapping[str, Any]:
         """The declared metadata, read-only; the framework never reads it."""
         return self._declaration.metadata
+
+    @property
+    def admission_guardrails(self) -> tuple[Callable[[Any], Any], ...]:
+        """The admission guardrail factories the tool declared."""
+        return self._declaration.guardrails
 
     @property
     def read_only(self) -> bool:

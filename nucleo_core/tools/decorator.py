@@ -6,7 +6,7 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType, MappingProxyType
 from typing import Any, TypeVar, overload
 
@@ -49,6 +49,7 @@ def tool(
     risk: Risk | str | None = None,
     refiner: SchemaRefiner | None = None,
     metadata: Mapping[str, Any] | None = None,
+    guardrails: Sequence[Callable[[Any], Any]] = (),
     strict: bool = False,
 ) -> Callable[[_Target], _Target]: ...
 
@@ -66,6 +67,7 @@ def tool(
     risk: Risk | str | None = None,
     refiner: SchemaRefiner | None = None,
     metadata: Mapping[str, Any] | None = None,
+    guardrails: Sequence[Callable[[Any], Any]] = (),
     strict: bool = False,
 ) -> Any:
     """Declare a tool: a `Tool` subclass, or a plain typed function.
@@ -89,6 +91,9 @@ def tool(
         risk: ``"low"``, ``"medium"`` or ``"high"``; undeclared counts as ``"high"``.
         refiner: Narrows the generated input schema before it is published.
         metadata: An open mapping for the host; nucleo never reads it.
+        guardrails: Admission guardrail factories the tool declares itself: each is called
+            with the requesting thinker and returns an object whose ``check(provider)``
+            returns a ``Verdict``. They run with the hub's rules whenever the tool is requested.
         strict: Build and check every schema now rather than on first use.
 
     Returns:
@@ -107,6 +112,7 @@ def tool(
             risk=risk,
             refiner=refiner,
             metadata=metadata,
+            guardrails=guardrails,
             strict=strict,
         )
         return subject
@@ -149,6 +155,7 @@ def _declare(
     risk: Risk | str | None,
     refiner: SchemaRefiner | None,
     metadata: Mapping[str, Any] | None,
+    guardrails: Sequence[Callable[[Any], Any]],
     strict: bool,
 ) -> None:
     problems: list[str] = []
@@ -180,6 +187,12 @@ def _declare(
         metadata=metadata,
         problems=problems,
     )
+    given: object = guardrails  # checked at run time: callers need not be type-checked
+    if not isinstance(given, list | tuple) or not all(callable(g) for g in given):
+        problems.append(
+            "guardrails must be a sequence of factories, each called with the requesting "
+            "thinker and returning a guardrail"
+        )
     if problems:
         raise ToolDeclarationError(describe_target(subject), problems)
     declaration = ToolDeclaration(
@@ -192,6 +205,7 @@ def _declare(
         risk=declared_risk,
         refiner=refiner,
         metadata=MappingProxyType(dict(metadata)) if metadata else MappingProxyType({}),
+        guardrails=tuple(guardrails),
     )
     setattr(subject, DECLARATION_ATTRIBUTE, declaration)
     if strict or os.environ.get(STRICT_ENVIRONMENT_VARIABLE) == "1":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -75,6 +75,15 @@ class ToolProvider(ABC):
     def metadata(self) -> Mapping[str, Any]:
         """An open mapping for the host; the framework never reads it."""
         return _NO_METADATA
+
+    @property
+    def admission_guardrails(self) -> tuple[Callable[[Any], Any], ...]:
+        """Admission guardrail factories the tool declares itself (none by default).
+
+        Each is called with the requesting thinker and returns an object whose
+        ``check(provider)`` returns a ``Verdict``; the hub asks them with its own rules.
+        """
+        return ()
 
     @property
     def read_only(self) -> bool:

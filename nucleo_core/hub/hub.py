@@ -1,0 +1,505 @@
+"""`ToolHub`: the process catalog, each thinker class's resolved catalog, and admission."""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from nucleo_core.hub.admission import (
+    Admission,
+    AdmissionEvent,
+    AdmissionRule,
+    GuardrailOutcome,
+    SkillAdmissionRule,
+    SkillGuardrail,
+    ToolGuardrail,
+    ToolMatch,
+)
+from nucleo_core.plugins.host import PluginHost
+from nucleo_core.plugins.verdict import Verdict
+from nucleo_core.skills.registry import SkillRegistry
+from nucleo_core.skills.skill import Skill
+from nucleo_core.tools.provider import ToolProvider
+from nucleo_core.tools.providers import ToolLike, provider_for
+from nucleo_core.tools.scan import tools_in_module
+
+if TYPE_CHECKING:
+    from nucleo_core.hub.selector import ToolSelector
+    from nucleo_core.plugins.record import PluginRecord
+    from nucleo_core.skills.selector import SkillSelector
+
+__all__ = ["ToolHub"]
+
+logger = logging.getLogger("nucleo.hub")
+
+#: What the model is told when a guardrail crashed: never the crash itself, never a verdict.
+INTERNAL_ERROR = "internal error in an admission guardrail; the request was not granted"
+
+
+@dataclass
+class _Catalog:
+    """One thinker class's resolved catalogs, kept from first resolution on."""
+
+    selector: ToolSelector | None
+    skill_selector: SkillSelector | None
+    tools: dict[str, ToolProvider] = field(default_factory=dict)
+    skills: dict[str, Skill] = field(default_factory=dict)
+
+
+class ToolHub:
+    """The process's catalog of every tool it ships, and the one door to more.
+
+    - **System-wide tools** join every thinker's palette (`register_system_wide_tool`,
+      ``nucleo_system_wide_tools`` hooks).
+    - **Module scans** are cached forever (`scan_module`).
+    - **Catalogs**: each thinker class's compatible catalog is resolved once, on first use,
+      and kept; `register_compatible`, `register_tool`, `register_compatible_skills` and
+      `load_plugins` widen it later without rebuilding any thinker.
+    - **Admission**: `admit_tool` / `admit_skill` ask every applicable rule, the tool's own
+      guardrails and the hook implementations; every grant and refusal is recorded
+      (`admission_record`).
+
+    `ToolHub.default()` is the process hub (it loads installed plugins when first made);
+    every other hub is constructible, for tests and embedding, and loads nothing until
+    `load_plugins` is called. A hub is safe to use from several threads and event loops.
+
+    Args:
+        plugins: The plugin host; a new one (loading nothing yet) when omitted.
+        skills: The skill registry; a new empty one when omitted.
+    """
+
+    _default: ClassVar[ToolHub | None] = None
+    _default_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(
+        self, *, plugins: PluginHost | None = None, skills: SkillRegistry | None = None
+    ) -> None:
+        self.plugins = plugins if plugins is not None else PluginHost()
+        self.skills = skills if skills is not None else SkillRegistry()
+        self._lock = threading.RLock()
+        self._system_wide: dict[str, ToolProvider] = {}
+        self._scans: dict[str, tuple[ToolProvider, ...]] = {}
+        self._packs: dict[str, list[ToolProvider]] = {}
+        self._catalogs: dict[type[Any], _Catalog] = {}
+        self._pending_tools: dict[type[Any], list[ToolProvider]] = {}
+        self._pending_skills: dict[type[Any], list[Skill | str]] = {}
+        self._defaults: dict[type[Any], tuple[ToolProvider, ...]] = {}
+        self._rules: list[AdmissionRule] = []
+        self._skill_rules: list[SkillAdmissionRule] = []
+        self._record: list[AdmissionEvent] = []
+
+    @classmethod
+    def default(cls) -> ToolHub:
+        """The process hub, made (and its installed plugins loaded) on first call."""
+        with cls._default_lock:
+            if cls._default is None:
+                hub = cls()
+                hub.load_plugins()
+                cls._default = hub
+            return cls._default
+
+    # -- system-wide tools and scans ----------------------------------------------------------
+
+    def register_system_wide_tool(self, *tools: ToolLike) -> None:
+        """Add tools every thinker's palette holds, from its next turn on."""
+        with self._lock:
+            for tool in tools:
+                provider = provider_for(tool)
+                self._system_wide.setdefault(provider.name, provider)
+
+    def system_wide_tools(self) -> list[ToolProvider]:
+        """The system-wide tools, in registration order."""
+        with self._lock:
+            return list(self._system_wide.values())
+
+    def scan_module(self, module: str | ModuleType) -> tuple[ToolProvider, ...]:
+        """The tools ``module`` itself defines; scanned once per module, cached forever."""
+        name = module if isinstance(module, str) else module.__name__
+        with self._lock:
+            cached = self._scans.get(name)
+            if cached is None:
+                loaded = importlib.import_module(name) if isinstance(module, str) else module
+                cached = self._scans[name] = tuple(tools_in_module(loaded))
+            return cached
+
+    # -- catalogs -----------------------------------------------------------------------------
+
+    def default_tools(self, thinker_class: type[Any]) -> tuple[ToolProvider, ...]:
+        """A thinker class's declared default tools and providers, resolved once."""
+        with self._lock:
+            found = self._defaults.get(thinker_class)
+            if found is None:
+                declared = [provider_for(t) for t in thinker_class.declare_default_tools()]
+                declared += list(thinker_class.declare_default_providers())
+                found = self._defaults[thinker_class] = tuple(declared)
+            return found
+
+    def compatible_catalog(self, thinker_class: type[Any]) -> list[ToolProvider]:
+        """A thinker class's tool catalog: resolved on first call, kept, widened later."""
+        return list(self._catalog(thinker_class).tools.values())
+
+    def compatible_skills(self, thinker_class: type[Any]) -> list[Skill]:
+        """A thinker class's skill catalog: resolved on first call, kept, widened later."""
+        return list(self._catalog(thinker_class).skills.values())
+
+    def default_skills(self, thinker_class: type[Any]) -> list[Skill]:
+        """The skills a thinker class declares it always runs with (missing ones skipped)."""
+        found: list[Skill] = []
+        for name in thinker_class.declare_default_skills():
+            skill = self.skills.get(name)
+            if skill is None:
+                logger.warning(
+                    "%s declares default skill %r, which no skill source provides; skipped",
+                    thinker_class.__qualname__,
+                    name,
+                )
+            else:
+                found.append(skill)
+        return found
+
+    def register_compatible(self, thinker_class: type[Any], *tools: ToolLike) -> None:
+        """Widen ``thinker_class``'s catalog with tools, without rebuilding any thinker."""
+        providers = [provider_for(tool) for tool in tools]
+        with self._lock:
+            catalog = self._catalogs.get(thinker_class)
+            if catalog is None:
+                self._pending_tools.setdefault(thinker_class, []).extend(providers)
+            else:
+                self._widen(catalog, providers, thinker_class)
+
+    def register_tool(self, thinker_class: type[Any], tool: ToolLike) -> None:
+        """Widen ``thinker_class``'s catalog with one tool class or function."""
+        self.register_compatible(thinker_class, tool)
+
+    def register_compatible_skills(self, thinker_class: type[Any], *skills: Skill | str) -> None:
+        """Widen ``thinker_class``'s skill catalog with skills (or names in the registry)."""
+        with self._lock:
+            catalog = self._catalogs.get(thinker_class)
+            if catalog is None:
+                self._pending_skills.setdefault(thinker_class, []).extend(skills)
+            else:
+                self._widen_skills(catalog, skills, thinker_class)
+
+    def withheld(self, thinker: object, catalog: Sequence[str]) -> set[str]:
+        """The names plugins withhold from ``thinker``'s catalog this turn."""
+        return self.plugins.withheld(thinker, catalog)
+
+    # -- plugins ------------------------------------------------------------------------------
+
+    def load_plugins(self) -> list[PluginRecord]:
+        """Load plugins installed since the last load.
+
+        Their tools and skills widen every cached catalog that selects them, without
+        rebuilding any thinker.
+
+        Returns:
+            The records of the entry points read by this load.
+        """
+        with self._lock:
+            records = self.plugins.load()
+            new = {record.plugin for record in records if record.status == "loaded"}
+            new_packs: set[str] = set()
+            for pack_tool in self.plugins.pack_tools(new):
+                self._packs.setdefault(pack_tool.pack, []).append(pack_tool.provider)
+                new_packs.add(pack_tool.pack)
+            for contributed in self.plugins.system_wide_tools(plugins=new):
+                self._system_wide.setdefault(contributed.provider.name, contributed.provider)
+            self._load_skills(new)
+            for thinker_class, catalog in self._catalogs.items():
+                widened = self._pack_tools_for(catalog.selector, only=new_packs)
+                widened += [
+                    c.provider for c in self.plugins.compatible_tools(thinker_class, plugins=new)
+                ]
+                self._widen(catalog, widened, thinker_class)
+                if catalog.skill_selector is not None:
+                    self._widen_skills(
+                        catalog, catalog.skill_selector.resolve(self.skills), thinker_class
+                    )
+            return records
+
+    # -- admission ----------------------------------------------------------------------------
+
+    def register_admission(
+        self,
+        thinker_class: type[Any] | None,
+        match: ToolMatch,
+        factory: Callable[[Any], ToolGuardrail],
+        *,
+        name: str | None = None,
+    ) -> AdmissionRule:
+        """Add a tool admission rule.
+
+        Args:
+            thinker_class: The thinker class it applies to (and subclasses), or ``None`` for
+                every thinker.
+            match: A tool class or ``@tool`` function, a name or glob (``"github_*"``), or a
+                predicate over the requested tool's provider.
+            factory: Builds a fresh guardrail per check from the requesting thinker.
+            name: How the rule appears in the admission record; derived when omitted.
+        """
+        rule = AdmissionRule(
+            thinker_class, match, factory, name or _rule_name(factory, match, "tool")
+        )
+        with self._lock:
+            self._rules.append(rule)
+        return rule
+
+    def register_skill_admission(
+        self,
+        thinker_class: type[Any] | None,
+        match: str | Callable[[Skill], bool],
+        factory: Callable[[Any], SkillGuardrail],
+        *,
+        name: str | None = None,
+    ) -> SkillAdmissionRule:
+        """Add a skill admission rule, matching by skill name or glob, or a predicate."""
+        rule = SkillAdmissionRule(
+            thinker_class, match, factory, name or _rule_name(factory, match, "skill")
+        )
+        with self._lock:
+            self._skill_rules.append(rule)
+        return rule
+
+    def admit_tool(self, thinker: Any, name: str) -> Admission:
+        """Decide whether ``thinker`` may be granted the tool ``name``; the one door.
+
+        A name off the thinker's reconciled catalog is refused whatever any guardrail says; a
+        read-only thinker is refused any tool not declared read-only. Otherwise every
+        applicable rule, the tool's own guardrails and every ``nucleo_admit_tool`` hook
+        implementation are asked, each even when another refused or raised, and the tool is
+        granted only if none refused or raised. The decision is recorded.
+        """
+        catalog = {provider.name: provider for provider in thinker.tool_catalog()}
+        provider = catalog.get(name) if isinstance(name, str) else None
+        if provider is None:
+            return self._decide(thinker, "tool", name, (), off_catalog=True)
+        if thinker.read_only and not provider.read_only:
+            refusal = GuardrailOutcome(
+                guardrail="read-only palette",
+                verdict=Verdict.refuse(
+                    f"'{provider.name}' is not declared read-only and this palette is bound "
+                    "read-only"
+                ),
+            )
+            return self._decide(thinker, "tool", name, (refusal,), provider=provider)
+        outcomes: list[GuardrailOutcome] = []
+        with self._lock:
+            rules = [rule for rule in self._rules if rule.applies(thinker, provider)]
+        for rule in rules:
+            outcomes.append(_ask(rule.name, rule.factory, thinker, provider))
+        for index, factory in enumerate(provider.admission_guardrails):
+            label = f"{provider.name} declared guardrail {index + 1}"
+            outcomes.append(_ask(label, factory, thinker, provider))
+        for said in self.plugins.admit_tool(thinker, provider):
+            outcomes.append(
+                GuardrailOutcome(
+                    guardrail=f"hook {said.plugin}", verdict=said.verdict, error=said.error
+                )
+            )
+        return self._decide(thinker, "tool", name, tuple(outcomes), provider=provider)
+
+    def admit_skill(self, thinker: Any, name: str) -> Admission:
+        """Decide whether ``thinker`` may be granted the skill ``name``; as `admit_tool`."""
+        catalog = {skill.name: skill for skill in thinker.skill_catalog()}
+        skill = catalog.get(name) if isinstance(name, str) else None
+        if skill is None:
+            return self._decide(thinker, "skill", name, (), off_catalog=True)
+        outcomes: list[GuardrailOutcome] = []
+        with self._lock:
+            rules = [rule for rule in self._skill_rules if rule.applies(thinker, skill)]
+        for rule in rules:
+            outcomes.append(_ask(rule.name, rule.factory, thinker, skill))
+        for said in self.plugins.admit_skill(thinker, skill):
+            outcomes.append(
+                GuardrailOutcome(
+                    guardrail=f"hook {said.plugin}", verdict=said.verdict, error=said.error
+                )
+            )
+        return self._decide(thinker, "skill", name, tuple(outcomes), skill=skill)
+
+    @property
+    def admission_record(self) -> tuple[AdmissionEvent, ...]:
+        """Every grant and refusal this hub decided, oldest first."""
+        with self._lock:
+            return tuple(self._record)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _catalog(self, thinker_class: type[Any]) -> _Catalog:
+        with self._lock:
+            catalog = self._catalogs.get(thinker_class)
+            if catalog is not None:
+                return catalog
+            selector = thinker_class.declare_compatible_tools()
+            skill_selector = thinker_class.declare_compatible_skills()
+            catalog = _Catalog(selector=selector, skill_selector=skill_selector)
+            providers: list[ToolProvider] = []
+            if selector is not None:
+                for module in selector.modules:
+                    providers += self.scan_module(module)
+                providers += self._pack_tools_for(selector, only=None)
+                providers += selector.tools
+            providers += [c.provider for c in self.plugins.compatible_tools(thinker_class)]
+            providers += self._pending_tools.pop(thinker_class, [])
+            self._widen(catalog, providers, thinker_class)
+            skills: list[Skill | str] = []
+            if skill_selector is not None:
+                skills += skill_selector.resolve(self.skills)
+            skills += self._pending_skills.pop(thinker_class, [])
+            self._widen_skills(catalog, skills, thinker_class)
+            self._catalogs[thinker_class] = catalog
+            return catalog
+
+    def _pack_tools_for(
+        self, selector: ToolSelector | None, *, only: set[str] | None
+    ) -> list[ToolProvider]:
+        if selector is None or not selector.packs:
+            return []
+        found: list[ToolProvider] = []
+        for pack, providers in self._packs.items():
+            if only is not None and pack not in only:
+                continue
+            if any(fnmatch.fnmatchcase(pack, pattern) for pattern in selector.packs):
+                found += providers
+        return found
+
+    def _widen(
+        self, catalog: _Catalog, providers: Iterable[ToolProvider], thinker_class: type[Any]
+    ) -> None:
+        for provider in providers:
+            present = catalog.tools.get(provider.name)
+            if present is None:
+                catalog.tools[provider.name] = provider
+            elif present != provider:
+                logger.warning(
+                    "%s's catalog already holds a tool named %r (%s); %s not added",
+                    thinker_class.__qualname__,
+                    provider.name,
+                    present.source,
+                    provider.source,
+                )
+
+    def _widen_skills(
+        self, catalog: _Catalog, skills: Iterable[Skill | str], thinker_class: type[Any]
+    ) -> None:
+        for item in skills:
+            skill = self.skills.get(item) if isinstance(item, str) else item
+            if skill is None:
+                logger.warning(
+                    "skill %r offered to %s is not in the skill registry; skipped",
+                    item,
+                    thinker_class.__qualname__,
+                )
+                continue
+            catalog.skills.setdefault(skill.name, skill)
+
+    def _load_skills(self, plugins: set[str]) -> None:
+        from nucleo_core.skills.errors import SkillCollisionError
+        from nucleo_core.skills.loading import skills_in, skills_in_package
+        from nucleo_core.skills.scan import SkillScan
+
+        scans: list[SkillScan] = []
+        for package in self.plugins.skill_packages(plugins):
+            try:
+                scans.append(skills_in_package(package.package))
+            except ModuleNotFoundError as exc:
+                logger.warning("skilljar %s skipped: %s", package.package, exc)
+        for source in self.plugins.skill_sources(plugins=plugins):
+            item = source.source
+            if isinstance(item, Skill):
+                self.skills.register(item)
+            else:
+                scans.append(skills_in(item))
+        for scan in scans:
+            for problem in scan.problems:
+                logger.warning("skill skipped: %s: %s", problem.location, problem.reason)
+            for skill in scan.skills:
+                try:
+                    self.skills.register(skill)
+                except SkillCollisionError as exc:
+                    logger.warning("skill skipped: %s: %s", skill.location, exc)
+
+    def _decide(
+        self,
+        thinker: Any,
+        kind: Any,
+        name: str,
+        outcomes: tuple[GuardrailOutcome, ...],
+        *,
+        provider: ToolProvider | None = None,
+        skill: Skill | None = None,
+        off_catalog: bool = False,
+    ) -> Admission:
+        if off_catalog:
+            noun = "tool" if kind == "tool" else "skill"
+            reason = f"no {noun} of that name is in this thinker's catalog"
+            outcomes = (GuardrailOutcome(guardrail="catalog", verdict=Verdict.refuse(reason)),)
+        reasons = []
+        for outcome in outcomes:
+            if outcome.error is not None:
+                reasons.append(INTERNAL_ERROR)
+            elif outcome.verdict is not None and not outcome.verdict.granted:
+                reasons.append(outcome.verdict.reason)
+        granted = not reasons
+        reason = "; ".join(dict.fromkeys(reasons))
+        event = AdmissionEvent(
+            thinker_class=type(thinker).__qualname__,
+            thinker=repr(thinker),
+            kind=kind,
+            name=name if isinstance(name, str) else repr(name),
+            granted=granted,
+            reason=reason,
+            outcomes=outcomes,
+        )
+        with self._lock:
+            self._record.append(event)
+        log = logger.info if granted else logger.warning
+        log(
+            "%s %s %r for %s%s",
+            "granted" if granted else "refused",
+            kind,
+            event.name,
+            event.thinker,
+            f": {reason}" if reason else "",
+        )
+        return Admission(
+            name=event.name,
+            granted=granted,
+            reason=reason,
+            provider=provider if granted else None,
+            skill=skill if granted else None,
+            outcomes=outcomes,
+        )
+
+
+def _ask(label: str, factory: Callable[[Any], Any], thinker: Any, subject: Any) -> GuardrailOutcome:
+    """Build one guardrail for ``thinker`` and ask it about ``subject``.
+
+    A crash (building or checking), or an answer that is not a `Verdict`, is an internal
+    error, which refuses and is never read as a verdict.
+    """
+    try:
+        verdict = factory(thinker).check(subject)
+    except Exception as exc:
+        logger.exception("admission guardrail %s raised", label)
+        return GuardrailOutcome(guardrail=label, error=f"{type(exc).__name__}: {exc}")
+    if not isinstance(verdict, Verdict):
+        return GuardrailOutcome(
+            guardrail=label, error=f"returned {type(verdict).__name__}, not a Verdict"
+        )
+    return GuardrailOutcome(guardrail=label, verdict=verdict)
+
+
+def _rule_name(factory: Callable[..., Any], match: object, kind: str) -> str:
+    factory_name = getattr(factory, "__qualname__", None) or type(factory).__qualname__
+    if isinstance(match, str):
+        shown = match
+    else:
+        shown = getattr(match, "__qualname__", None) or type(match).__qualname__
+    return f"{kind} rule {factory_name} for {shown}"

@@ -1,0 +1,252 @@
+"""``request_tools`` and ``request_skill``: how a model asks for more, through the one door.
+
+Both are dynamic providers: their input schema is built fresh per turn from the thinker's
+reconciled catalog, as ``oneOf`` ``const`` entries each carrying the member's own description,
+so the model provider's own validation refuses any name off the catalog before it can reach
+admission, and the catalog never appears in the prompt as free text. Two instances are the same
+registry entry (equality by type), so per-turn re-registration replaces rather than duplicates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from nucleo_core.tools import _input_errors
+from nucleo_core.tools.provider import RawInput, ToolProvider
+from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+    from nucleo_core.skills.skill import Skill
+
+__all__ = [
+    "REQUEST_SKILL",
+    "REQUEST_TOOLS",
+    "Refusal",
+    "RequestSkillProvider",
+    "RequestSkillResult",
+    "RequestToolsProvider",
+    "RequestToolsResult",
+]
+
+REQUEST_TOOLS = "request_tools"
+REQUEST_SKILL = "request_skill"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """One refused name and the reason the model is told."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RequestToolsResult:
+    """What ``request_tools`` answers: the names granted and those refused, with reasons.
+
+    A granted tool is callable from the next turn on; a name already in the palette reads as
+    granted.
+    """
+
+    granted: tuple[str, ...]
+    refused: tuple[Refusal, ...]
+
+    def __str__(self) -> str:
+        return json.dumps(asdict(self))
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSkillResult:
+    """What ``request_skill`` answers: whether the skill was attached, or why not."""
+
+    skill: str
+    granted: bool
+    reason: str = ""
+
+    def __str__(self) -> str:
+        return json.dumps(asdict(self))
+
+
+class _Requester(Protocol):
+    """The thinker side the meta-tools call into."""
+
+    def request_tools(self, names: Sequence[str]) -> RequestToolsResult:
+        """Ask for tools by name; admitted ones join the palette."""
+        ...
+
+    def request_skill(self, name: str) -> RequestSkillResult:
+        """Ask for a skill by name; an admitted one is attached to the conversation."""
+        ...
+
+
+class _CatalogProvider(ToolProvider):
+    """A meta-tool's provider: a ``oneOf`` of the turn's catalog names, validated strictly."""
+
+    __slots__ = ("_members", "_schema", "_validator")
+
+    _field: str
+    _many: bool
+
+    def __init__(self, members: Sequence[tuple[str, str]]) -> None:
+        self._members = tuple(members)
+        choices = [{"const": name, "description": about} for name, about in self._members]
+        value: dict[str, Any] = (
+            {"type": "array", "items": {"oneOf": choices}, "minItems": 1, "uniqueItems": True}
+            if self._many
+            else {"oneOf": choices}
+        )
+        value["description"] = self._field_description
+        self._schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {self._field: value},
+            "required": [self._field],
+            "additionalProperties": False,
+        }
+        self._validator: Validator | None = None
+
+    _field_description = ""
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The catalog names this turn's schema offers, in catalog order."""
+        return tuple(name for name, _ in self._members)
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        """The turn's schema: the catalog as ``oneOf`` ``const`` names."""
+        return self._schema
+
+    @property
+    def risk(self) -> Risk:
+        """Declared ``low``: what it grants is decided by admission, not by the call."""
+        return Risk.LOW
+
+    @property
+    def risk_declared(self) -> bool:
+        """The risk is declared."""
+        return True
+
+    def parse_input(self, raw: RawInput) -> Any:
+        """Validate against this turn's schema: a name off the catalog is refused."""
+        if isinstance(raw, str | bytes | bytearray):
+            try:
+                data = json.loads(raw)
+            except ValueError as exc:
+                raise _input_errors.not_json(self.name) from exc
+        else:
+            data = dict(raw) if isinstance(raw, Mapping) else raw
+        if self._validator is None:
+            from jsonschema import Draft202012Validator
+
+            self._validator = Draft202012Validator(self._schema)
+        errors = sorted(self._validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
+        if errors:
+            problem = _input_errors.from_jsonschema(self.name, errors, self._schema)
+            raise problem from errors[0]
+        return data[self._field]
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+
+class RequestToolsProvider(_CatalogProvider):
+    """``request_tools``: ask for tools of the thinker's catalog by name.
+
+    Not read-only: it can admit any tool of the catalog, so a read-only palette sweeps it.
+    """
+
+    __slots__ = ()
+    _field = "tools"
+    _many = True
+    _field_description = "The names of the tools to add to your palette."
+
+    def __init__(self, catalog: Sequence[ToolProvider]) -> None:
+        super().__init__([(provider.name, provider.description) for provider in catalog])
+
+    @property
+    def name(self) -> str:
+        """``request_tools``."""
+        return REQUEST_TOOLS
+
+    @property
+    def description(self) -> str:
+        """What the model reads about the tool."""
+        return (
+            "Request more tools. Each name you may ask for is listed in the input schema with "
+            "what it does; granted tools can be called from your next turn, refused ones come "
+            "back with the reason."
+        )
+
+    def create(self, parent: object | None = None) -> Tool[Any, Any]:
+        """The tool that asks ``parent`` (the thinker) for the tools."""
+        return _RequestToolsTool(parent)
+
+
+class RequestSkillProvider(_CatalogProvider):
+    """``request_skill``: ask for a skill of the thinker's skill catalog by name.
+
+    Read-only: admitting a skill changes the conversation's own instructions and nothing
+    outside it, so a read-only palette keeps it. Restricting: a skill's ``allowed-tools``
+    narrows the surface, and ``request_skill`` stays in it.
+    """
+
+    __slots__ = ()
+    _field = "skill"
+    _many = False
+    _field_description = "The name of the skill to load."
+
+    def __init__(self, catalog: Sequence[Skill]) -> None:
+        super().__init__([(skill.name, skill.description) for skill in catalog])
+
+    @property
+    def name(self) -> str:
+        """``request_skill``."""
+        return REQUEST_SKILL
+
+    @property
+    def description(self) -> str:
+        """What the model reads about the tool."""
+        return (
+            "Load a skill: a set of instructions for a kind of task. Each skill you may load is "
+            "listed in the input schema with what it is for; its instructions apply from your "
+            "next turn on."
+        )
+
+    @property
+    def read_only(self) -> bool:
+        """``True``: a skill changes only the conversation's instructions."""
+        return True
+
+    @property
+    def restricting(self) -> bool:
+        """``True``: it stays in the surface whatever a loaded skill restricts it to."""
+        return True
+
+    def create(self, parent: object | None = None) -> Tool[Any, Any]:
+        """The tool that asks ``parent`` (the thinker) for the skill."""
+        return _RequestSkillTool(parent)
+
+
+class _RequestToolsTool(Tool[Any, Any]):
+    is_async = False
+
+    def run(self, input: Any) -> RequestToolsResult:
+        requester: _Requester = self.parent  # type: ignore[assignment]  # the thinker
+        return requester.request_tools(list(input))
+
+
+class _RequestSkillTool(Tool[Any, Any]):
+    is_async = False
+
+    def run(self, input: Any) -> RequestSkillResult:
+        requester: _Requester = self.parent  # type: ignore[assignment]  # the thinker
+        return requester.request_skill(str(input))

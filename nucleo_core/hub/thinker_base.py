@@ -1,0 +1,251 @@
+"""`ThinkerBase`: the declaring side of a thinker, and its palette assembly.
+
+A thinker declares, in code, what its model is offered: the tools it always has, the catalog
+it may ask for, the skills it runs with and those it may pull in. The hub keys catalogs by
+thinker class, so the declarations are class methods. The thinker families put the LLM loop on
+top of this class; nothing here calls a model.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from nucleo_core.errors import UnknownTool
+from nucleo_core.hub.meta_tools import (
+    REQUEST_SKILL,
+    REQUEST_TOOLS,
+    Refusal,
+    RequestSkillProvider,
+    RequestSkillResult,
+    RequestToolsProvider,
+    RequestToolsResult,
+)
+from nucleo_core.tools.palette import ReadOnlyPalette
+from nucleo_core.tools.provider import ToolProvider
+from nucleo_core.tools.providers import ToolLike, provider_for
+from nucleo_core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from nucleo_core.hub.hub import ToolHub
+    from nucleo_core.hub.selector import ToolSelector
+    from nucleo_core.skills.selector import SkillSelector
+    from nucleo_core.skills.skill import Skill
+
+__all__ = ["ThinkerBase"]
+
+
+class ThinkerBase:
+    """A thinker's declarations and its per-turn palette.
+
+    Override the ``declare_*`` class methods to declare; override `reconcile_catalog` /
+    `reconcile_skill_catalog` to narrow the catalogs per turn. Call `reconcile_tool_registry`
+    before every turn's tool definitions are built (it is idempotent), and `check_call`
+    before every call: the palette can grow after the model was shown it, so the check at
+    the call is the one that holds.
+
+    Args:
+        hub: The hub to draw catalogs and admission from; `ToolHub.default()` when omitted.
+        read_only: Bind the palette read-only: tools not declared read-only are removed from
+            what the model is offered and refused at the call. Fixed at construction.
+    """
+
+    def __init__(self, *, hub: ToolHub | None = None, read_only: bool = False) -> None:
+        if hub is None:
+            from nucleo_core.hub.hub import ToolHub
+
+            hub = ToolHub.default()
+        self._hub = hub
+        self._read_only = bool(read_only)
+        self._registry = ToolRegistry()
+        self._added: list[ToolProvider] = []
+        self._granted: list[ToolProvider] = []
+        self._skills: list[Skill] = []
+        self._lock = threading.RLock()
+        for skill in hub.default_skills(type(self)):
+            self._attach(skill)
+
+    # -- declarations -------------------------------------------------------------------------
+
+    @classmethod
+    def declare_default_tools(cls) -> Iterable[ToolLike]:
+        """Tool classes and function tools every instance's palette holds."""
+        return ()
+
+    @classmethod
+    def declare_default_providers(cls) -> Iterable[ToolProvider]:
+        """Providers every instance's palette holds (tools that are not classes of your own)."""
+        return ()
+
+    @classmethod
+    def declare_compatible_tools(cls) -> ToolSelector | None:
+        """The catalog the model may ask for through ``request_tools`` (``None``: no catalog)."""
+        return None
+
+    @classmethod
+    def declare_default_skills(cls) -> Iterable[str]:
+        """Names of the skills every instance runs with from the start."""
+        return ()
+
+    @classmethod
+    def declare_compatible_skills(cls) -> SkillSelector | None:
+        """The skills the model may pull in through ``request_skill`` (``None``: none)."""
+        return None
+
+    # -- per-turn hooks -----------------------------------------------------------------------
+
+    def reconcile_catalog(self, catalog: list[ToolProvider]) -> list[ToolProvider]:
+        """Narrow this turn's tool catalog; a tool removed here is neither listed nor admitted."""
+        return catalog
+
+    def reconcile_skill_catalog(self, catalog: list[Skill]) -> list[Skill]:
+        """Narrow this turn's skill catalog."""
+        return catalog
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def hub(self) -> ToolHub:
+        """The hub this thinker draws from."""
+        return self._hub
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the palette is bound read-only (latched at construction)."""
+        return self._read_only
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The palette: what the model is offered this turn."""
+        return self._registry
+
+    @property
+    def skills(self) -> tuple[Skill, ...]:
+        """The skills attached to the conversation: the declared defaults, then those granted."""
+        return tuple(self._skills)
+
+    def add_tool(self, tool: ToolLike) -> ToolProvider:
+        """Add a tool to this running thinker's palette (checked at the call like any other)."""
+        provider = provider_for(tool)
+        with self._lock:
+            if provider not in self._added:
+                self._added.append(provider)
+            self._registry.register(provider)
+        return provider
+
+    # -- catalogs -----------------------------------------------------------------------------
+
+    def tool_catalog(self) -> list[ToolProvider]:
+        """This turn's tool catalog.
+
+        The class's catalog, less what plugins and `reconcile_catalog` withhold this turn.
+        """
+        catalog = self._hub.compatible_catalog(type(self))
+        withheld = self._hub.withheld(self, [provider.name for provider in catalog])
+        if withheld:
+            catalog = [provider for provider in catalog if provider.name not in withheld]
+        return list(self.reconcile_catalog(catalog))
+
+    def skill_catalog(self) -> list[Skill]:
+        """This turn's skill catalog: the class's, narrowed by `reconcile_skill_catalog`."""
+        return list(self.reconcile_skill_catalog(self._hub.compatible_skills(type(self))))
+
+    # -- the palette --------------------------------------------------------------------------
+
+    def reconcile_tool_registry(self) -> ToolRegistry:
+        """Assemble this turn's palette; idempotent, run before every turn's definitions.
+
+        In order: the declared defaults, the system-wide tools, tools added with `add_tool`,
+        tools granted through ``request_tools`` (in grant order), then the meta-tools while
+        their catalogs are non-empty; then the read-only sweep. Re-registration keeps each
+        tool's place, so the front of the prompt stays stable across turns.
+        """
+        with self._lock:
+            registry = self._registry
+            hub = self._hub
+            for provider in hub.default_tools(type(self)):
+                registry.register(provider)
+            for provider in hub.system_wide_tools():
+                registry.register(provider)
+            for provider in (*self._added, *self._granted):
+                registry.register(provider)
+            catalog = self.tool_catalog()
+            if catalog:
+                registry.register(RequestToolsProvider(catalog))
+            else:
+                registry.unregister(REQUEST_TOOLS)
+            skills = [skill for skill in self.skill_catalog() if skill not in self._skills]
+            if skills:
+                registry.register(RequestSkillProvider(skills))
+            else:
+                registry.unregister(REQUEST_SKILL)
+            if self._read_only:
+                ReadOnlyPalette.sweep(registry)
+            return registry
+
+    def check_call(self, name: str | None) -> ToolProvider:
+        """The provider a call may run, checked at the call itself.
+
+        Raises:
+            UnknownTool: The name is not available (not registered, or outside the current
+                restrictions or phase).
+            ReadOnlyViolation: The palette is read-only and the tool is not.
+        """
+        provider = self._registry.available(name)
+        if provider is None:
+            raise UnknownTool(self._registry.available_names())
+        if self._read_only:
+            ReadOnlyPalette.require_read_only(provider)
+        return provider
+
+    # -- the meta-tools' side -----------------------------------------------------------------
+
+    def request_tools(self, names: Sequence[str]) -> RequestToolsResult:
+        """Ask the hub for tools by name; the admitted ones join the palette at once.
+
+        Their definitions are sent from the next turn on. A name already in the palette reads
+        as granted.
+        """
+        granted: list[str] = []
+        refused: list[Refusal] = []
+        for name in dict.fromkeys(names):
+            with self._lock:
+                present = self._registry.get_provider_by_name(name)
+            if present is not None and name not in (REQUEST_TOOLS, REQUEST_SKILL):
+                granted.append(name)
+                continue
+            admission = self._hub.admit_tool(self, name)
+            if admission.granted and admission.provider is not None:
+                with self._lock:
+                    if admission.provider not in self._granted:
+                        self._granted.append(admission.provider)
+                    self._registry.register(admission.provider)
+                granted.append(name)
+            else:
+                refused.append(Refusal(name, admission.reason))
+        return RequestToolsResult(granted=tuple(granted), refused=tuple(refused))
+
+    def request_skill(self, name: str) -> RequestSkillResult:
+        """Ask the hub for a skill; an admitted one is attached to the conversation.
+
+        Its ``allowed-tools`` restrict the surface (the union with other skills'
+        restrictions; ``request_skill`` itself stays in it).
+        """
+        with self._lock:
+            if any(skill.name == name for skill in self._skills):
+                return RequestSkillResult(skill=name, granted=True)
+        admission = self._hub.admit_skill(self, name)
+        if not admission.granted or admission.skill is None:
+            return RequestSkillResult(skill=name, granted=False, reason=admission.reason)
+        self._attach(admission.skill)
+        return RequestSkillResult(skill=name, granted=True)
+
+    def _attach(self, skill: Skill) -> None:
+        with self._lock:
+            self._skills.append(skill)
+            if skill.allowed_tools is not None:
+                self._registry.restrict(f"skill:{skill.name}", skill.allowed_tools)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__qualname__} at {id(self):#x}>"

@@ -1,0 +1,73 @@
+"""Finding entry points, in load order, and naming why one failed to import."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["FoundEntryPoint", "find_entry_points", "import_failure"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FoundEntryPoint:
+    """An entry point with the distribution that declares it.
+
+    Attributes:
+        entry_point: The entry point itself.
+        distribution: Its distribution's name, or ``None`` when unknown.
+        version: Its distribution's version, or ``None`` when unknown.
+    """
+
+    entry_point: importlib.metadata.EntryPoint
+    distribution: str | None
+    version: str | None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What makes two entry points the same one: group, name and value."""
+        point = self.entry_point
+        return (point.group, point.name, point.value)
+
+
+def _shipped_by(point: importlib.metadata.EntryPoint) -> tuple[str | None, str | None]:
+    distribution = getattr(point, "dist", None)
+    if distribution is None:
+        return None, None
+    try:  # a distribution's metadata is read from disk, and may be broken
+        name: str | None = distribution.metadata["Name"]
+        version: str | None = distribution.version
+    except Exception:
+        return None, None
+    return name, version
+
+
+def find_entry_points(groups: Sequence[str]) -> list[FoundEntryPoint]:
+    """Every installed entry point of ``groups``, ordered by group, then name.
+
+    Import caches are invalidated first, so that a distribution installed (or put on
+    ``sys.path``) since the last look is seen.
+    """
+    importlib.invalidate_caches()
+    ranked: list[tuple[int, str, str, str, FoundEntryPoint]] = []
+    for rank, group in enumerate(groups):
+        for point in importlib.metadata.entry_points(group=group):
+            distribution, version = _shipped_by(point)
+            found = FoundEntryPoint(entry_point=point, distribution=distribution, version=version)
+            ranked.append((rank, point.name, point.value, distribution or "", found))
+    ranked.sort(key=lambda item: item[:4])
+    return [item[4] for item in ranked]
+
+
+def import_failure(point: importlib.metadata.EntryPoint, exc: Exception) -> str:
+    """Why ``point`` could not be loaded, for its record.
+
+    A module that cannot be found is a missing dependency unless it is the entry point's own
+    module (or a package above it): then the distribution itself is broken.
+    """
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        own = point.module
+        if not (own == exc.name or own.startswith(exc.name + ".")):
+            return f"missing dependency: {exc.name}"
+    return f"failed to import: {type(exc).__name__}: {exc}"

@@ -1,0 +1,120 @@
+"""Checking what a plugin hands the host: each hook's return, each tool it names."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from importlib.resources.abc import Traversable
+
+from nucleo_core.errors import ToolDeclarationError
+from nucleo_core.plugins.contributions import SkillSource
+from nucleo_core.plugins.verdict import Verdict
+from nucleo_core.skills.skill import Skill
+from nucleo_core.tools.decorator import declaration_of
+from nucleo_core.tools.provider import ToolProvider
+from nucleo_core.tools.providers import provider_for
+
+__all__ = [
+    "TOOLS_EXPECTED",
+    "WrongType",
+    "as_provider",
+    "names_from",
+    "sources_from",
+    "tools_from",
+    "verdict_from",
+]
+
+#: What a tool-bringing hook or factory must return.
+TOOLS_EXPECTED = "an iterable of tool providers, @tool classes or @tool functions"
+
+
+class WrongType(Exception):
+    """A plugin returned something of the wrong type.
+
+    Attributes:
+        expected: What it should have returned.
+        got: What it returned, by type name.
+    """
+
+    def __init__(self, expected: str, got: str) -> None:
+        self.expected = expected
+        self.got = got
+        super().__init__(f"expected {expected}, got {got}")
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def as_provider(subject: object) -> ToolProvider | None:
+    """The provider of a provider, a ``@tool`` class or a ``@tool`` function; else ``None``."""
+    if isinstance(subject, ToolProvider):
+        return subject
+    if declaration_of(subject) is None:
+        return None
+    try:
+        return provider_for(subject)
+    except ToolDeclarationError:  # declared, but of a kind no provider wraps
+        return None
+
+
+def _items(result: object, expected: str) -> list[object]:
+    """The items of an iterable result; a string is one value, never an iterable of them."""
+    if isinstance(result, str | bytes) or not isinstance(result, Iterable):
+        raise WrongType(expected, _type_name(result))
+    return list(result)
+
+
+def tools_from(result: object, expected: str = TOOLS_EXPECTED) -> list[ToolProvider]:
+    """The providers in a tool-bringing result.
+
+    Raises:
+        WrongType: ``result`` is not an iterable, or holds something that is not a tool.
+    """
+    providers: list[ToolProvider] = []
+    for item in _items(result, expected):
+        provider = as_provider(item)
+        if provider is None:
+            raise WrongType(expected, f"{_type_name(result)} holding {_type_name(item)}")
+        providers.append(provider)
+    return providers
+
+
+def names_from(result: object) -> list[str]:
+    """The tool names in a ``nucleo_reconcile_catalog`` answer.
+
+    Raises:
+        WrongType: ``result`` is not an iterable of strings.
+    """
+    expected = "an iterable of tool names (str), or None"
+    names = _items(result, expected)
+    for name in names:
+        if not isinstance(name, str):
+            raise WrongType(expected, f"{_type_name(result)} holding {_type_name(name)}")
+    return [str(name) for name in names]
+
+
+def verdict_from(result: object) -> Verdict | None:
+    """An admission hook's answer.
+
+    Raises:
+        WrongType: ``result`` is neither a `Verdict` nor ``None``.
+    """
+    if result is None or isinstance(result, Verdict):
+        return result
+    raise WrongType("a Verdict or None", _type_name(result))
+
+
+def sources_from(result: object) -> list[SkillSource]:
+    """The skills and skill folders in a ``nucleo_skill_sources`` answer.
+
+    Raises:
+        WrongType: ``result`` is not an iterable of skills, paths or traversables.
+    """
+    expected = "an iterable of Skill objects, paths or importlib.resources traversables, or None"
+    sources: list[SkillSource] = []
+    for item in _items(result, expected):
+        if not isinstance(item, Skill | str | os.PathLike | Traversable):
+            raise WrongType(expected, f"{_type_name(result)} holding {_type_name(item)}")
+        sources.append(item)
+    return sources

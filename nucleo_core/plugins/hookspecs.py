@@ -1,0 +1,135 @@
+"""The hook specifications: the four extension points a nucleo plugin implements.
+
+A plugin is a module with functions named after these hooks and marked with
+``nucleo_core.hookimpl``. Only the plugin host calls them; it validates what each
+implementation returns, records which distribution contributed it, and isolates failures (a
+hook that raises, or returns the wrong type, is reported with its distribution and skipped,
+unless the host is strict).
+
+Every hook is synchronous and takes its arguments by keyword; none has default arguments
+(pluggy never passes them).
+
+=====================  ==========================================================
+concern                hooks
+=====================  ==========================================================
+provider discovery     `nucleo_system_wide_tools`, `nucleo_compatible_tools`
+catalog reconciliation `nucleo_reconcile_catalog`
+admission              `nucleo_admit_tool`, `nucleo_admit_skill`
+skill resolution       `nucleo_skill_sources`
+=====================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from importlib.resources.abc import Traversable
+from typing import TYPE_CHECKING, Any
+
+from nucleo_core.plugins.markers import hookspec
+
+if TYPE_CHECKING:
+    from nucleo_core.plugins.verdict import Verdict
+    from nucleo_core.skills.skill import Skill
+    from nucleo_core.tools.provider import ToolProvider
+
+__all__ = [
+    "nucleo_admit_skill",
+    "nucleo_admit_tool",
+    "nucleo_compatible_tools",
+    "nucleo_reconcile_catalog",
+    "nucleo_skill_sources",
+    "nucleo_system_wide_tools",
+]
+
+
+@hookspec
+def nucleo_system_wide_tools() -> Iterable[Any] | None:
+    """Tools every thinker's palette holds, whatever its class.
+
+    Called once per hub load (and again by ``ToolHub.load_plugins()`` for plugins loaded
+    since). Every implementation's result is used.
+
+    Returns:
+        Tool providers, ``@tool``-declared classes or functions; or ``None`` for none.
+    """
+
+
+@hookspec
+def nucleo_compatible_tools(thinker_class: type[Any]) -> Iterable[Any] | None:
+    """Tools a thinker class may be granted through ``request_tools`` (its catalog).
+
+    Called when the hub first resolves ``thinker_class``'s catalog, and for plugins loaded
+    later, so that they widen catalogs already resolved. Every implementation's result is used.
+
+    Args:
+        thinker_class: The thinker class whose catalog is being resolved.
+
+    Returns:
+        Tool providers, ``@tool``-declared classes or functions; or ``None`` for none.
+    """
+
+
+@hookspec
+def nucleo_reconcile_catalog(thinker: Any, catalog: Sequence[str]) -> Iterable[str] | None:
+    """Narrow one thinker's catalog for one turn.
+
+    Called before every turn's definitions are built. A tool withheld here is neither listed
+    in ``request_tools`` nor admitted that turn. Every implementation's result is used: the
+    names withheld are the union of all answers.
+
+    Args:
+        thinker: The thinker about to take a turn.
+        catalog: The names in its catalog, in catalog order.
+
+    Returns:
+        Names to withhold this turn (names not in ``catalog`` are ignored), or ``None``.
+    """
+
+
+@hookspec
+def nucleo_admit_tool(thinker: Any, provider: ToolProvider) -> Verdict | None:
+    """Decide whether a requested tool may join a thinker's palette.
+
+    Called for every ``request_tools`` grant, one implementation at a time: each is asked even
+    when another refused or raised. The tool is granted only if no implementation refuses
+    (and every admission rule of the hub passes). An implementation that raises is recorded
+    as an internal error, which refuses; it is never read as a verdict.
+
+    Args:
+        thinker: The thinker whose model asked for the tool.
+        provider: The requested tool's provider.
+
+    Returns:
+        ``Verdict.refuse(reason)`` to refuse (the reason reaches the model),
+        ``Verdict.grant()`` to grant explicitly, or ``None`` to have no opinion.
+    """
+
+
+@hookspec
+def nucleo_admit_skill(thinker: Any, skill: Skill) -> Verdict | None:
+    """Decide whether a requested skill may be attached to a thinker's conversation.
+
+    Called like `nucleo_admit_tool`, for every ``request_skill`` grant.
+
+    Args:
+        thinker: The thinker whose model asked for the skill.
+        skill: The requested skill.
+
+    Returns:
+        ``Verdict.refuse(reason)``, ``Verdict.grant()``, or ``None`` for no opinion.
+    """
+
+
+@hookspec
+def nucleo_skill_sources() -> Iterable[Skill | str | os.PathLike[str] | Traversable] | None:
+    """Skills, or folders holding skill folders, to add to the hub's skill registry.
+
+    Called once per hub load (and for plugins loaded later). Every implementation's result is
+    used.
+
+    Returns:
+        `Skill` objects, paths of folders holding skill folders, or ``importlib.resources``
+        traversables of such folders (a package's files, so it works from a wheel); or
+        ``None``.
+    """
