@@ -1,7 +1,8 @@
 """nucleo: LLM agents whose tools are decided in code and enforced at every call.
 
 Importing this package does no I/O, loads no plugin and imports neither pydantic nor any
-provider SDK: those are imported when first used.
+provider SDK: those are imported when first used. A plugin author imports `hookimpl` (and
+`Verdict` for admission hooks) from here.
 """
 
 from nucleo_core.errors import (
@@ -14,6 +15,24 @@ from nucleo_core.errors import (
     ToolCollisionError,
     ToolDeclarationError,
     UnknownTool,
+)
+from nucleo_core.hub import (
+    Admission,
+    AdmissionEvent,
+    RequestSkillResult,
+    RequestToolsResult,
+    ThinkerBase,
+    ToolHub,
+    ToolSelector,
+)
+from nucleo_core.models import AnswerSize, ModelCatalog, ThinkerDeclaration
+from nucleo_core.plugins import PluginError, PluginHost, PluginRecord, Verdict, hookimpl
+from nucleo_core.skills import (
+    Skill,
+    SkillCollisionError,
+    SkillFormatError,
+    SkillRegistry,
+    SkillSelector,
 )
 from nucleo_core.tools import (
     CarriedState,
@@ -42,29 +61,49 @@ from nucleo_core.tools import (
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "Admission",
+    "AdmissionEvent",
+    "AnswerSize",
     "CarriedState",
     "ClassToolProvider",
     "CorrectableError",
     "FunctionToolProvider",
     "InvalidToolInput",
     "MisuseError",
+    "ModelCatalog",
     "NucleoError",
     "Phase",
+    "PluginError",
+    "PluginHost",
+    "PluginRecord",
     "ReadOnlyPalette",
     "ReadOnlyViolation",
+    "RequestSkillResult",
+    "RequestToolsResult",
     "Risk",
     "SchemaRefinementError",
     "ShadowRecord",
+    "Skill",
+    "SkillCollisionError",
+    "SkillFormatError",
+    "SkillRegistry",
+    "SkillSelector",
+    "ThinkerBase",
+    "ThinkerDeclaration",
     "Tool",
     "ToolCollisionError",
     "ToolDeclaration",
     "ToolDeclarationError",
+    "ToolHub",
     "ToolProvider",
     "ToolRegistry",
+    "ToolSelector",
     "ToolSkippedWarning",
     "ToolSpec",
     "UnknownTool",
+    "Verdict",
     "__version__",
+    "hookimpl",
     "provider_for",
     "render_tools",
     "run_tool",

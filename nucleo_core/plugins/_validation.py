@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from importlib.resources.abc import Traversable
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.plugins.contributions import SkillSource
@@ -114,6 +113,8 @@ def sources_from(result: object) -> list[SkillSource]:
     expected = "an iterable of Skill objects, paths or importlib.resources traversables, or None"
     sources: list[SkillSource] = []
     for item in _items(result, expected):
+        from importlib.resources.abc import Traversable  # only where a source is checked
+
         if not isinstance(item, Skill | str | os.PathLike | Traversable):
             raise WrongType(expected, f"{_type_name(result)} holding {_type_name(item)}")
         sources.append(item)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from nucleo_core.plugins.verdict import Verdict
     from nucleo_core.skills.skill import Skill
     from nucleo_core.tools.provider import ToolProvider

@@ -21,14 +21,15 @@ skill resolution       `nucleo_skill_sources`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
-from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.plugins.markers import hookspec
 
 if TYPE_CHECKING:
+    import os
+    from importlib.resources.abc import Traversable
+
     from nucleo_core.plugins.verdict import Verdict
     from nucleo_core.skills.skill import Skill
     from nucleo_core.tools.provider import ToolProvider

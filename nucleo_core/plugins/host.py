@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import logging
 import os
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import Any, TypeVar, final
+from typing import TYPE_CHECKING, Any, TypeVar, final
 
 import pluggy
 
 from nucleo_core.plugins import hookspecs
 from nucleo_core.plugins._contribution import ContributionFailure, contribution_of
-from nucleo_core.plugins._entry_points import FoundEntryPoint, find_entry_points, import_failure
 from nucleo_core.plugins._inspection import HookScan, scan_hooks
 from nucleo_core.plugins._selection import ENTRY_POINT_GROUPS, PluginSelection
 from nucleo_core.plugins._validation import (
@@ -36,6 +34,9 @@ from nucleo_core.plugins.contributions import (
 from nucleo_core.plugins.errors import PluginError
 from nucleo_core.plugins.markers import PROJECT_NAME
 from nucleo_core.plugins.record import PluginRecord
+
+if TYPE_CHECKING:
+    from nucleo_core.plugins._entry_points import FoundEntryPoint
 
 __all__ = ["PluginHost"]
 
@@ -63,6 +64,8 @@ def _dotted_name(subject: object) -> str:
 def _version_of(distribution: str | None) -> str | None:
     if distribution is None:
         return None
+    import importlib.metadata  # here: importlib.metadata costs ~10 ms at `import nucleo_core`
+
     try:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
@@ -220,6 +223,8 @@ class PluginHost:
         """
         with self._lock:
             met: list[PluginRecord] = []
+            from nucleo_core.plugins._entry_points import find_entry_points
+
             for found in find_entry_points(self.groups):
                 if found.key in self._seen:
                     continue
@@ -292,6 +297,8 @@ class PluginHost:
         try:
             loaded = point.load()
         except Exception as exc:  # isolate any failure of third-party import-time code
+            from nucleo_core.plugins._entry_points import import_failure
+
             return self._fail(record, import_failure(point, exc), exc)
 
         def contribute(scan: HookScan) -> tuple[str, ...]:

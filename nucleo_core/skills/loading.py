@@ -6,8 +6,6 @@ installed wheel or a zip are read the same way as skills on disk.
 
 from __future__ import annotations
 
-from importlib.resources import files
-
 from nucleo_core.skills._front_matter import read_skill_document
 from nucleo_core.skills._resources import FolderLike, as_traversable, describe
 from nucleo_core.skills.errors import SkillFormatError
@@ -137,6 +135,8 @@ def skills_in_package(package: str) -> SkillScan:
     Raises:
         ModuleNotFoundError: The package cannot be imported.
     """
+    from importlib.resources import files
+
     return skills_in(files(package), bundle=package)
 
 
