@@ -50,6 +50,10 @@ class _Catalog:
     skill_selector: SkillSelector | None
     tools: dict[str, ToolProvider] = field(default_factory=dict)
     skills: dict[str, Skill] = field(default_factory=dict)
+    # Immutable views handed out until the catalog widens: a thinker compares them by
+    # identity to know, in O(1), that its catalog did not change since its last turn.
+    tools_view: tuple[ToolProvider, ...] | None = None
+    skills_view: tuple[Skill, ...] | None = None
 
 
 class ToolHub:
@@ -140,13 +144,29 @@ class ToolHub:
                 found = self._defaults[thinker_class] = tuple(declared)
             return found
 
-    def compatible_catalog(self, thinker_class: type[Any]) -> list[ToolProvider]:
-        """A thinker class's tool catalog: resolved on first call, kept, widened later."""
-        return list(self._catalog(thinker_class).tools.values())
+    def compatible_catalog(self, thinker_class: type[Any]) -> tuple[ToolProvider, ...]:
+        """A thinker class's tool catalog: resolved on first call, kept, widened later.
 
-    def compatible_skills(self, thinker_class: type[Any]) -> list[Skill]:
-        """A thinker class's skill catalog: resolved on first call, kept, widened later."""
-        return list(self._catalog(thinker_class).skills.values())
+        The same tuple is returned until the catalog widens.
+        """
+        catalog = self._catalog(thinker_class)
+        view = catalog.tools_view
+        if view is None:
+            with self._lock:
+                view = catalog.tools_view = tuple(catalog.tools.values())
+        return view
+
+    def compatible_skills(self, thinker_class: type[Any]) -> tuple[Skill, ...]:
+        """A thinker class's skill catalog: resolved on first call, kept, widened later.
+
+        The same tuple is returned until the catalog widens.
+        """
+        catalog = self._catalog(thinker_class)
+        view = catalog.skills_view
+        if view is None:
+            with self._lock:
+                view = catalog.skills_view = tuple(catalog.skills.values())
+        return view
 
     def default_skills(self, thinker_class: type[Any]) -> list[Skill]:
         """The skills a thinker class declares it always runs with (missing ones skipped)."""
@@ -186,9 +206,11 @@ class ToolHub:
             else:
                 self._widen_skills(catalog, skills, thinker_class)
 
-    def withheld(self, thinker: object, catalog: Sequence[str]) -> set[str]:
+    def withheld(self, thinker: object, catalog: Sequence[ToolProvider]) -> set[str]:
         """The names plugins withhold from ``thinker``'s catalog this turn."""
-        return self.plugins.withheld(thinker, catalog)
+        if not self.plugins.implements("nucleo_reconcile_catalog"):
+            return set()
+        return self.plugins.withheld(thinker, [provider.name for provider in catalog])
 
     # -- plugins ------------------------------------------------------------------------------
 
@@ -376,6 +398,7 @@ class ToolHub:
             present = catalog.tools.get(provider.name)
             if present is None:
                 catalog.tools[provider.name] = provider
+                catalog.tools_view = None
             elif present != provider:
                 logger.warning(
                     "%s's catalog already holds a tool named %r (%s); %s not added",
@@ -397,7 +420,9 @@ class ToolHub:
                     thinker_class.__qualname__,
                 )
                 continue
-            catalog.skills.setdefault(skill.name, skill)
+            if skill.name not in catalog.skills:
+                catalog.skills[skill.name] = skill
+                catalog.skills_view = None
 
     def _load_skills(self, plugins: set[str]) -> None:
         from nucleo_core.skills.errors import SkillCollisionError
@@ -459,8 +484,8 @@ class ToolHub:
         )
         with self._lock:
             self._record.append(event)
-        log = logger.info if granted else logger.warning
-        log(
+        # Refusals are routine (the model is told why), so both go at INFO; the record keeps all.
+        logger.info(
             "%s %s %r for %s%s",
             "granted" if granted else "refused",
             kind,

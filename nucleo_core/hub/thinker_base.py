@@ -63,6 +63,10 @@ class ThinkerBase:
         self._granted: list[ToolProvider] = []
         self._skills: list[Skill] = []
         self._lock = threading.RLock()
+        # The meta-tools of the last turn, kept while their catalogs are unchanged: the
+        # registry then holds the very same provider, and its cached specs stay valid.
+        self._request_tools: tuple[Sequence[ToolProvider], RequestToolsProvider] | None = None
+        self._request_skill: tuple[Sequence[Skill], RequestSkillProvider] | None = None
         for skill in hub.default_skills(type(self)):
             self._attach(skill)
 
@@ -136,20 +140,25 @@ class ThinkerBase:
 
     # -- catalogs -----------------------------------------------------------------------------
 
-    def tool_catalog(self) -> list[ToolProvider]:
+    def tool_catalog(self) -> Sequence[ToolProvider]:
         """This turn's tool catalog.
 
         The class's catalog, less what plugins and `reconcile_catalog` withhold this turn.
         """
-        catalog = self._hub.compatible_catalog(type(self))
-        withheld = self._hub.withheld(self, [provider.name for provider in catalog])
+        catalog: Sequence[ToolProvider] = self._hub.compatible_catalog(type(self))
+        withheld = self._hub.withheld(self, catalog)
         if withheld:
             catalog = [provider for provider in catalog if provider.name not in withheld]
-        return list(self.reconcile_catalog(catalog))
+        if type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog:
+            catalog = self.reconcile_catalog(list(catalog))
+        return catalog
 
-    def skill_catalog(self) -> list[Skill]:
+    def skill_catalog(self) -> Sequence[Skill]:
         """This turn's skill catalog: the class's, narrowed by `reconcile_skill_catalog`."""
-        return list(self.reconcile_skill_catalog(self._hub.compatible_skills(type(self))))
+        catalog: Sequence[Skill] = self._hub.compatible_skills(type(self))
+        if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
+            catalog = self.reconcile_skill_catalog(list(catalog))
+        return catalog
 
     # -- the palette --------------------------------------------------------------------------
 
@@ -172,17 +181,33 @@ class ThinkerBase:
                 registry.register(provider)
             catalog = self.tool_catalog()
             if catalog:
-                registry.register(RequestToolsProvider(catalog))
+                registry.register(self._request_tools_for(catalog))
             else:
                 registry.unregister(REQUEST_TOOLS)
             skills = [skill for skill in self.skill_catalog() if skill not in self._skills]
             if skills:
-                registry.register(RequestSkillProvider(skills))
+                registry.register(self._request_skill_for(skills))
             else:
                 registry.unregister(REQUEST_SKILL)
             if self._read_only:
                 ReadOnlyPalette.sweep(registry)
             return registry
+
+    def _request_tools_for(self, catalog: Sequence[ToolProvider]) -> RequestToolsProvider:
+        last = self._request_tools
+        if last is not None and _same_members(last[0], catalog):
+            return last[1]
+        provider = RequestToolsProvider(catalog)
+        self._request_tools = (catalog, provider)
+        return provider
+
+    def _request_skill_for(self, skills: Sequence[Skill]) -> RequestSkillProvider:
+        last = self._request_skill
+        if last is not None and _same_members(last[0], skills):
+            return last[1]
+        provider = RequestSkillProvider(skills)
+        self._request_skill = (skills, provider)
+        return provider
 
     def check_call(self, name: str | None) -> ToolProvider:
         """The provider a call may run, checked at the call itself.
@@ -249,3 +274,12 @@ class ThinkerBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} at {id(self):#x}>"
+
+
+def _same_members(previous: Sequence[object], current: Sequence[object]) -> bool:
+    """Whether two catalogs hold the very same objects in the same order."""
+    if previous is current:
+        return True
+    return len(previous) == len(current) and all(
+        a is b for a, b in zip(previous, current, strict=True)
+    )

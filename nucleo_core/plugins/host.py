@@ -490,6 +490,11 @@ class PluginHost:
         """
         return self._tools_of("nucleo_compatible_tools", {"thinker_class": thinker_class}, plugins)
 
+    def implements(self, hook: str) -> bool:
+        """Whether any loaded plugin implements ``hook`` (callers skip work when none does)."""
+        caller: pluggy.HookCaller = getattr(self._manager.hook, hook)
+        return bool(caller.get_hookimpls())
+
     def withheld(self, thinker: Any, catalog: Sequence[str]) -> set[str]:
         """The names of ``catalog`` that some ``nucleo_reconcile_catalog`` withholds this turn.
 
