@@ -14,7 +14,10 @@ Sections:
     (b) the first and second render of the registered tools in the OpenAI format;
     (c) one validated call of ``async def add(a: int, b: int) -> int`` from JSON text;
     (d) ``import nucleo_core`` in a fresh interpreter, next to ``import llm`` and the peers;
-    (e) the overhead of one ``LLMCall`` round trip with a 20-tool palette (scripted model).
+    (e) the overhead of one ``LLMCall`` round trip with a 20-tool palette (scripted model);
+    (f) a fresh process to a resolved catalog of 200 installed plugins x 25 tools (generated
+        into a throwaway directory), next to ``llm`` loading 200 tool plugins of that size;
+    (g) the per-turn cost of a thinker's tool definitions, 50-tool palette, 5,000-tool catalog.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from bench_calls import run_calls_section
 from bench_exchange import run_exchange_section
 from bench_harness import Verdict, print_heading
 from bench_imports import run_imports_section
+from bench_plugins import run_cold_catalog_section, run_turn_definitions_section
 from bench_tools import run_tools_section
 
 _DISTRIBUTIONS = (
@@ -63,8 +67,25 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--import-runs", type=_positive, default=7, help="interpreters per module (d)"
     )
     parser.add_argument(
+        "--plugins", type=_positive, default=200, help="generated plugin distributions in (f)"
+    )
+    parser.add_argument(
+        "--plugin-tools", type=_positive, default=25, help="tools per generated plugin in (f)"
+    )
+    parser.add_argument(
+        "--plugin-runs", type=_positive, default=5, help="fresh interpreters per row in (f)"
+    )
+    parser.add_argument(
+        "--palette-tools", type=_positive, default=50, help="the thinker's palette in (g)"
+    )
+    parser.add_argument(
+        "--catalog-tools", type=_positive, default=5000, help="the thinker's catalog in (g)"
+    )
+    parser.add_argument("--turns", type=_positive, default=500, help="turns per round in (g)")
+    parser.add_argument("--turn-rounds", type=_positive, default=5, help="timed rounds in (g)")
+    parser.add_argument(
         "--sections",
-        default="abcde",
+        default="abcdefg",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -77,6 +98,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.calls, arguments.call_rounds = 200, 2
         arguments.import_runs = 2
         arguments.exchanges = 100
+        arguments.plugins, arguments.plugin_runs = 20, 2
+        arguments.catalog_tools, arguments.turns, arguments.turn_rounds = 500, 50, 2
     return arguments
 
 
@@ -122,6 +145,14 @@ def main(argv: list[str] | None = None) -> int:
         verdicts += run_imports_section(arguments.import_runs)
     if "e" in sections:
         verdicts += run_exchange_section(arguments.exchanges, arguments.call_rounds)
+    if "f" in sections:
+        verdicts += run_cold_catalog_section(
+            arguments.plugins, arguments.plugin_tools, arguments.plugin_runs
+        )
+    if "g" in sections:
+        verdicts += run_turn_definitions_section(
+            arguments.palette_tools, arguments.catalog_tools, arguments.turns, arguments.turn_rounds
+        )
     _print_summary(verdicts)
     print(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     if arguments.strict and any(verdict.passed is False for verdict in verdicts):

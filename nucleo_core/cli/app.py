@@ -1,9 +1,10 @@
-"""The ``nucleo`` click group and its commands.
+"""The ``nucleo`` click group, and its ``tools`` commands.
 
 ``nucleo tools`` lists and ``nucleo tools show NAME`` shows; ``--from`` and ``--json`` may be
-given before or after ``show``, and both placements add up. A mistake in what the user asked
-(a source that cannot be imported, a misdeclared tool, an unknown name) is printed as one
-``Error:`` message with exit code 2, never as a traceback.
+given before or after ``show``, and both placements add up. The other commands (``plugins``,
+``skills``, ``catalog``, ``ask``) each live in a module of their own. A mistake in what the
+user asked (a source that cannot be imported, a misdeclared tool, an unknown name) is printed
+as one ``Error:`` message with exit code 2, never as a traceback.
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ import click
 from nucleo_core import __version__
 from nucleo_core.cli import render
 from nucleo_core.cli.ask import ask
+from nucleo_core.cli.catalog import catalog
 from nucleo_core.cli.command_error import CommandError
-from nucleo_core.cli.sources import ToolSourceError, collect_registry
-from nucleo_core.tools import ToolRegistry
+from nucleo_core.cli.hub import loaded_hub, warn_about_plugin_failures
+from nucleo_core.cli.plugins import plugins
+from nucleo_core.cli.skills import skills
+from nucleo_core.cli.sources import CollectedTools, ToolSourceError, collect_registry
 
 if TYPE_CHECKING:
-    from nucleo_core.tools import ToolFormat
+    from nucleo_core.hub import ToolHub
+    from nucleo_core.tools import ToolFormat, ToolProvider
 
 __all__ = ["CommandError", "main", "nucleo"]
 
@@ -63,19 +68,26 @@ def nucleo() -> None:
 def tools(ctx: click.Context, sources: tuple[str, ...], as_json: bool) -> None:
     """List the tools this process has, and those of each --from source.
 
-    Each row shows the tool's name, source, whether it is declared read-only, its declared
-    risk ("high (undeclared)" when none was declared) and the first line of its description.
-    `nucleo tools show NAME` shows one tool in full.
+    The process has the tools of every installed tool pack and the system-wide tools plugins
+    add. Tools are listed under their origin; each row shows the tool's name, source, whether
+    it is declared read-only, its declared risk ("high (undeclared)" when none was declared)
+    and the first line of its description. `nucleo tools show NAME` shows one tool in full.
     """
     if ctx.invoked_subcommand is not None:
         return  # the subcommand reads these options from this context
-    providers = _registry(sources).providers()
+    hub = loaded_hub()
+    collected = _collect(hub, sources)
+    providers = collected.registry.providers()
     if as_json:
-        render.print_json([render.tool_summary(provider) for provider in providers])
+        render.print_json([_summary(provider, collected) for provider in providers])
     elif not providers:
-        render.print_empty(sources)
+        render.print_empty(sources, packs_not_loaded=_packs_not_loaded(hub))
     else:
-        render.print_tool_table(providers)
+        origins = [collected.origin(provider) for provider in providers]
+        # Tools listed under one title saying which --from source they come from would only
+        # repeat what was typed: the one source given is the one origin.
+        alone = len(sources) == 1 and set(origins) == {f"--from {sources[0]}"}
+        render.print_tool_table(providers, None if alone else origins)
 
 
 @tools.command()
@@ -103,18 +115,21 @@ def show(
     """
     group = ctx.parent.params if ctx.parent is not None else {}
     all_sources = (*group.get("sources", ()), *sources)
-    registry = _registry(all_sources)
-    provider = registry.get_provider_by_name(name)
+    collected = _collect(loaded_hub(), all_sources)
+    provider = collected.registry.get_provider_by_name(name)
     if provider is None:
-        raise CommandError(_unknown_tool_message(name, registry))
+        raise CommandError(_unknown_tool_message(name, collected))
     if format_ != "neutral":
         render.print_json(render.rendered_for(provider, cast("ToolFormat", format_)))
     elif as_json or group.get("as_json", False):
-        render.print_json(render.tool_detail(provider))
+        render.print_json({**_summary(provider, collected), **render.tool_schemas(provider)})
     else:
-        render.print_tool_detail(provider)
+        render.print_tool_detail(provider, collected.origin(provider))
 
 
+nucleo.add_command(plugins)
+nucleo.add_command(skills)
+nucleo.add_command(catalog)
 nucleo.add_command(ask)
 
 
@@ -127,15 +142,35 @@ def main(args: Sequence[str] | None = None) -> None:
     nucleo.main(args=None if args is None else list(args), prog_name="nucleo")
 
 
-def _registry(sources: Sequence[str]) -> ToolRegistry:
+def _collect(hub: ToolHub, sources: Sequence[str]) -> CollectedTools:
+    warn_about_plugin_failures(hub)
     try:
-        return collect_registry(sources)
+        collected = collect_registry(sources, hub=hub)
     except ToolSourceError as exc:
         raise CommandError(str(exc)) from exc
+    for warning in collected.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    return collected
 
 
-def _unknown_tool_message(name: str, registry: ToolRegistry) -> str:
-    available = registry.names()
+def _summary(provider: ToolProvider, collected: CollectedTools) -> dict[str, Any]:
+    """A tool's JSON object: its summary, then where it comes from."""
+    return {**render.tool_summary(provider), "origin": collected.origin(provider)}
+
+
+def _packs_not_loaded(hub: ToolHub) -> int:
+    return sum(
+        1
+        for record in hub.plugins.records
+        if record.group == "nucleo.tools" and record.status in ("failed", "blocked", "disabled")
+    )
+
+
+def _unknown_tool_message(name: str, collected: CollectedTools) -> str:
+    available = collected.registry.names()
     if not available:
-        return f"no tool named '{name}': no tools are registered (add some with --from)"
+        return (
+            f"no tool named '{name}': no tools are registered (install a tool pack, or add "
+            "some with --from)"
+        )
     return f"no tool named '{name}'. Available tools: {', '.join(available)}"

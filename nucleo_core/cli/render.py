@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import click
 
@@ -17,23 +17,35 @@ from nucleo_core.tools import ToolProvider, render_tools
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
     from rich.text import Text
 
     from nucleo_core.tools import ToolFormat
 
 __all__ = [
+    "TableGroup",
+    "console",
     "first_line",
     "print_empty",
+    "print_grouped_table",
     "print_json",
     "print_tool_detail",
     "print_tool_table",
     "rendered_for",
     "risk_label",
-    "tool_detail",
+    "tool_schemas",
     "tool_summary",
 ]
 
 _RISK_STYLES = {"low": "green", "medium": "yellow", "high": "red"}
+_TOOL_COLUMNS = ("Name", "Source", "Read-only", "Risk", "Description")
+# Columns never wrapped: a name or an id cut in two cannot be copied.
+_NO_WRAP = frozenset({"Name", "Source", "Read-only", "Group", "Status", "Bundle"})
+# What SIMPLE_HEAD puts between two columns: the padding on each side and the blank divider.
+_COLUMN_GAP = 3
+
+#: A titled run of rows (``None``: no title line), each row one `Text` per column.
+TableGroup: TypeAlias = "tuple[str | None, Sequence[Sequence[Text]]]"
 
 
 def first_line(text: str) -> str:
@@ -60,13 +72,9 @@ def tool_summary(provider: ToolProvider) -> dict[str, Any]:
     }
 
 
-def tool_detail(provider: ToolProvider) -> dict[str, Any]:
-    """`tool_summary` plus the input schema and the output schema (``None`` for text)."""
-    return {
-        **tool_summary(provider),
-        "input_schema": provider.input_schema,
-        "output_schema": provider.output_schema,
-    }
+def tool_schemas(provider: ToolProvider) -> dict[str, Any]:
+    """The input schema and the output schema (``None`` for text), as `tool_summary` keys."""
+    return {"input_schema": provider.input_schema, "output_schema": provider.output_schema}
 
 
 def rendered_for(provider: ToolProvider, format: ToolFormat) -> dict[str, Any]:
@@ -79,74 +87,128 @@ def print_json(data: object) -> None:
     click.echo(json.dumps(data, indent=2))
 
 
-def print_tool_table(providers: Sequence[ToolProvider]) -> None:
-    """Print one row per tool: name, source, read-only, risk, the description's first line."""
-    from rich import box
-    from rich.table import Table
+def print_tool_table(
+    providers: Sequence[ToolProvider], origins: Sequence[str] | None = None
+) -> None:
+    """Print one row per tool: name, source, read-only, risk, the description's first line.
+
+    Args:
+        providers: The tools, in the order to list them.
+        origins: Where each tool comes from (same order as ``providers``): consecutive tools
+            of one origin are listed under it as a title. ``None`` prints no titles.
+    """
     from rich.text import Text
 
-    # One rule under the header and no frame: rows read like `pip list`, and copy cleanly.
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    for heading in ("Name", "Source", "Read-only"):
-        table.add_column(heading, no_wrap=True)
-    table.add_column("Risk")
-    table.add_column("Description")
-    for provider in providers:
+    groups: list[tuple[str | None, list[list[Text]]]] = []
+    for index, provider in enumerate(providers):
+        title = origins[index] if origins is not None else None
+        if not groups or groups[-1][0] != title:
+            groups.append((title, []))
         # Every cell is a Text: a plain str would be parsed as rich markup, and a description
         # such as "returns [list] of ids" must print as written, not fail or lose its brackets.
-        table.add_row(
-            Text(provider.name),
-            Text(provider.source),
-            Text("yes" if provider.read_only else "no"),
-            _styled_risk(provider),
-            Text(first_line(provider.description)),
+        groups[-1][1].append(
+            [
+                Text(provider.name),
+                Text(provider.source),
+                Text("yes" if provider.read_only else "no"),
+                _styled_risk(provider),
+                Text(first_line(provider.description)),
+            ]
         )
-    _console().print(table)
+    print_grouped_table(_TOOL_COLUMNS, groups)
 
 
-def print_tool_detail(provider: ToolProvider) -> None:
+def print_grouped_table(columns: Sequence[str], groups: Sequence[TableGroup]) -> None:
+    """Print one table, its rows in titled groups, every column aligned across the groups.
+
+    The header and the rule under it come once; each group's title (if any) is a bold line
+    above its rows, and a blank line separates groups. rich cannot span a cell over several
+    columns, so each group is a table of its own: every column is given the same width in
+    all of them, the last one taking what is left of the line (and wrapping within it).
+    """
+    output = console()
+    widths = _column_widths(columns, [row for _, rows in groups for row in rows], output.width)
+    output.print(_table(columns, widths, show_header=True))
+    from rich.text import Text
+
+    for index, (title, rows) in enumerate(groups):
+        if index:
+            output.print()
+        if title is not None:
+            output.print(Text(title, style="bold"))
+        table = _table(columns, widths, show_header=False)
+        for row in rows:
+            table.add_row(*row)
+        output.print(table)
+
+
+def print_tool_detail(provider: ToolProvider, origin: str | None = None) -> None:
     """Print one tool for people: its declarations, full description and schemas."""
     from rich.json import JSON
     from rich.text import Text
 
-    console = _console()
-    console.print(Text(provider.name, style="bold"))
-    for label, value in _facts(provider):
-        console.print(Text(f"  {label + ':':<14}").append_text(value))
-    console.print()
-    console.print(Text(provider.description))
-    console.print()
-    console.print(Text("Input schema", style="bold"))
-    console.print(JSON(json.dumps(provider.input_schema)))
+    output = console()
+    output.print(Text(provider.name, style="bold"))
+    for label, value in _facts(provider, origin):
+        output.print(Text(f"  {label + ':':<14}").append_text(value))
+    output.print()
+    output.print(Text(provider.description))
+    output.print()
+    output.print(Text("Input schema", style="bold"))
+    output.print(JSON(json.dumps(provider.input_schema)))
     output_schema = provider.output_schema
-    console.print()
+    output.print()
     if output_schema is None:
-        console.print(Text("Output: text (no output schema)", style="bold"))
+        output.print(Text("Output: text (no output schema)", style="bold"))
     else:
-        console.print(Text("Output schema", style="bold"))
-        console.print(JSON(json.dumps(output_schema)))
+        output.print(Text("Output schema", style="bold"))
+        output.print(JSON(json.dumps(output_schema)))
 
 
-def print_empty(sources: Sequence[str]) -> None:
-    """Say that there are no tools to list, and how to get some."""
+def print_empty(sources: Sequence[str], *, packs_not_loaded: int = 0) -> None:
+    """Say that there are no tools to list, and how to get some.
+
+    Args:
+        sources: The ``--from`` sources given (they define no tool).
+        packs_not_loaded: How many installed tool packs were not loaded (failed, blocked or
+            switched off), so that the message does not claim none is installed.
+    """
     if sources:
         click.echo(f"No tools found in {', '.join(sources)}.")
         click.echo(
             "A tool is a function or a Tool subclass decorated with @tool, defined in the module "
             "itself (a tool it imports is listed with the module that defines it)."
         )
+        return
+    click.echo("No tools are registered in this process.")
+    if packs_not_loaded:
+        click.echo(
+            f"{packs_not_loaded} installed tool pack(s) did not load; `nucleo plugins` says why."
+        )
     else:
-        click.echo("No tools are registered in this process.")
-        click.echo("List the tools a module defines with --from, a .py file or a module name:")
-        click.echo("  nucleo tools --from my_tools.py")
-        click.echo("  nucleo tools --from my_package.tools")
+        click.echo(
+            "Install a tool pack to add some: a distribution with a nucleo.tools entry point."
+        )
+    click.echo("List the tools a module defines with --from, a .py file or a module name:")
+    click.echo("  nucleo tools --from my_tools.py")
+    click.echo("  nucleo tools --from my_package.tools")
 
 
-def _facts(provider: ToolProvider) -> Iterable[tuple[str, Text]]:
+def console() -> Console:
+    """A rich console writing to the current ``sys.stdout``, without highlighting."""
+    from rich.console import Console
+
+    # Built per call, so it writes to whatever sys.stdout is now (click's test runner swaps it).
+    return Console(highlight=False)
+
+
+def _facts(provider: ToolProvider, origin: str | None) -> Iterable[tuple[str, Text]]:
     from rich.text import Text
 
     yield "display name", Text(provider.display_name)
     yield "source", Text(provider.source)
+    if origin is not None:
+        yield "origin", Text(origin)
     yield "read-only", Text("yes" if provider.read_only else "no")
     yield "risk", _styled_risk(provider)
     yield "weight", Text(f"{provider.weight:g}")
@@ -161,8 +223,35 @@ def _styled_risk(provider: ToolProvider) -> Text:
     return Text(risk_label(provider), style=_RISK_STYLES.get(provider.risk.value, ""))
 
 
-def _console() -> Console:
-    from rich.console import Console
+def _column_widths(
+    columns: Sequence[str], rows: Sequence[Sequence[Text]], line_width: int
+) -> list[int]:
+    from rich.cells import cell_len
 
-    # Built per call, so it writes to whatever sys.stdout is now (click's test runner swaps it).
-    return Console(highlight=False)
+    def needed(column: int) -> int:
+        cells = [row[column].plain for row in rows if column < len(row)]
+        lines = [line for cell in cells for line in cell.splitlines()]
+        return max([cell_len(columns[column]), *map(cell_len, lines)])
+
+    widths = [needed(column) for column in range(len(columns))]
+    left = line_width - sum(widths[:-1]) - _COLUMN_GAP * (len(columns) - 1)
+    # The last column wraps within what is left of the line, but never below its heading.
+    widths[-1] = max(cell_len(columns[-1]), min(widths[-1], left))
+    return widths
+
+
+def _table(columns: Sequence[str], widths: Sequence[int], *, show_header: bool) -> Table:
+    from rich import box
+    from rich.table import Table
+
+    # One rule under the header and no frame: rows read like `pip list`, and copy cleanly.
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        header_style="bold",
+        show_header=show_header,
+    )
+    for heading, width in zip(columns, widths, strict=True):
+        table.add_column(heading, width=width, no_wrap=heading in _NO_WRAP)
+    return table

@@ -1,31 +1,37 @@
 """Where the command line's tools come from: the one place a new kind of source is added.
 
-`collect_registry` builds the registry every command reads. Today a process has no tools of its
-own, so the registry holds exactly the tools of the ``--from`` sources; installed tool packs
-(entry points) will be collected here too.
+`collect_registry` builds the registry every command reads, and says where each tool comes
+from: the tool packs installed (``nucleo.tools`` entry points), the system-wide tools plugins
+add, and the ``--from`` sources the user names.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import re
-import sys
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from nucleo_core.errors import MisuseError, ToolDeclarationError
+from nucleo_core.cli.importing import FILE_MODULE_PREFIX, ImportFailure, import_source
+from nucleo_core.errors import MisuseError
 from nucleo_core.tools import ToolProvider, ToolRegistry, tools_in_module
 
-__all__ = ["ToolSourceError", "collect_registry", "load_source"]
+if TYPE_CHECKING:
+    from nucleo_core.hub import ToolHub
+    from nucleo_core.plugins import PackTool
 
-#: The prefix of the module names files are imported under, so that a file never takes the
-#: name of a real module (a ``json.py`` of tools must not become ``json``).
-FILE_MODULE_PREFIX = "nucleo_source_"
+__all__ = [
+    "FILE_MODULE_PREFIX",
+    "SYSTEM_WIDE",
+    "CollectedTools",
+    "ToolSourceError",
+    "collect_registry",
+    "load_source",
+    "pack_origin",
+]
 
-_NOT_IDENTIFIER = re.compile(r"\W")
+#: The origin of a tool a plugin adds to every thinker's palette.
+SYSTEM_WIDE = "system-wide"
 
 
 class ToolSourceError(MisuseError):
@@ -42,8 +48,31 @@ class ToolSourceError(MisuseError):
         super().__init__(f"cannot load tools from '{source}': {reason}")
 
 
-def collect_registry(sources: Iterable[str] = ()) -> ToolRegistry:
-    """The registry of the tools this process has, plus those of each source.
+@dataclass(frozen=True, kw_only=True)
+class CollectedTools:
+    """The registry the commands read, and where each of its tools comes from.
+
+    Attributes:
+        registry: One tool per name: the installed packs' tools (in load order), the
+            system-wide tools, then the tools of each ``--from`` source.
+        origins: Tool name to where it comes from: ``pack NAME (DISTRIBUTION VERSION)``,
+            ``system-wide`` or ``--from SOURCE``; a tool met under several origins (a pack's
+            tool its own plugin also makes system-wide) has them joined by ``", "``.
+        warnings: The installed tools left out of the registry, each with the reason: a name
+            an earlier installed tool already has, or a declaration that does not check.
+    """
+
+    registry: ToolRegistry
+    origins: Mapping[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def origin(self, provider: ToolProvider) -> str:
+        """Where ``provider``, one of the registry's tools, comes from."""
+        return self.origins.get(provider.name, "")
+
+
+def collect_registry(sources: Iterable[str] = (), *, hub: ToolHub | None = None) -> CollectedTools:
+    """The tools this process has, plus those of each source, with their origins.
 
     Each source is a dotted module name or a path to a ``.py`` file; its tools are the
     ``@tool``-declared classes and functions the module defines itself, registered in source
@@ -52,16 +81,22 @@ def collect_registry(sources: Iterable[str] = ()) -> ToolRegistry:
 
     Args:
         sources: Module names or file paths; a source named twice is loaded once.
+        hub: A hub whose plugins are loaded: its tool packs' tools and its system-wide tools
+            come first. ``None`` collects the sources' tools only.
 
     Returns:
-        A fresh registry; for now a process has no tools but those of ``sources``.
+        A fresh registry of the tools, with their origins.
 
     Raises:
         ToolSourceError: A source cannot be imported, defines a misdeclared tool, or defines a
-            tool under a name another source already uses.
+            tool under a name another source, or an installed tool, already uses.
     """
-    registry = ToolRegistry()
-    origins: dict[str, str] = {}
+    collector = _Collector()
+    if hub is not None:
+        for pack_tool in hub.plugins.pack_tools():
+            collector.add_installed(pack_tool.provider, pack_origin(hub, pack_tool))
+        for provider in hub.system_wide_tools():
+            collector.add_installed(provider, SYSTEM_WIDE)
     loaded: set[str] = set()
     for source in sources:
         module = load_source(source)
@@ -69,82 +104,106 @@ def collect_registry(sources: Iterable[str] = ()) -> ToolRegistry:
             continue
         loaded.add(module.__name__)
         for provider in _checked_tools(source, module):
-            _register(registry, provider, source, origins)
-    return registry
+            collector.add_from(provider, source)
+    return CollectedTools(
+        registry=collector.registry,
+        origins={name: ", ".join(found) for name, found in collector.origins.items()},
+        warnings=tuple(collector.warnings),
+    )
+
+
+def pack_origin(hub: ToolHub, pack_tool: PackTool) -> str:
+    """``pack NAME (DISTRIBUTION VERSION)``: the entry point and the distribution shipping it."""
+    record = hub.plugins.record(pack_tool.plugin)
+    shipped = " ".join(
+        part for part in (pack_tool.distribution, record.version if record else None) if part
+    )
+    return f"pack {pack_tool.pack} ({shipped})" if shipped else f"pack {pack_tool.pack}"
 
 
 def load_source(source: str) -> ModuleType:
     """Import a source: a path to a ``.py`` file, or a dotted module name.
 
-    A module name is imported the way ``python -m`` finds one, with the current working
-    directory first on ``sys.path``. A file is imported the way ``python FILE`` runs one, with
-    its directory on ``sys.path`` (so it can import its siblings), under a module name of its
-    own. A file already imported by this process is not imported again.
+    Imported as `import_source` imports it (a module name found as ``python -m`` finds one, a
+    file run as ``python FILE`` runs one).
 
     Raises:
         ToolSourceError: The file does not exist, the name is not a module name, or importing
             failed (the reason names the error; no traceback is shown to the user).
     """
-    if _looks_like_path(source):
-        return _load_file(source)
-    if not all(part.isidentifier() for part in source.split(".")):
-        raise ToolSourceError(
-            source, "it is neither an existing .py file nor a dotted module name (pkg.module)"
-        )
-    return _load_module(source)
-
-
-def _looks_like_path(source: str) -> bool:
-    separators = [os.sep, "/"] + ([os.altsep] if os.altsep else [])
-    return source.endswith(".py") or any(separator in source for separator in separators)
-
-
-def _load_module(name: str) -> ModuleType:
-    _put_first_on_path(os.getcwd())
-    # A module written since the last import in this process (a test's tmp_path, say) would
-    # otherwise be missed by the path finders' cached directory listings.
-    importlib.invalidate_caches()
     try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
+        return import_source(source)
+    except ImportFailure as exc:
+        raise ToolSourceError(source, exc.reason) from exc
+
+
+class _Collector:
+    """Registers tools one name at a time, remembering each one's origins."""
+
+    def __init__(self) -> None:
+        self.registry = ToolRegistry()
+        self.origins: dict[str, list[str]] = {}
+        self.warnings: list[str] = []
+        self._installed: set[str] = set()
+
+    def add_installed(self, provider: ToolProvider, origin: str) -> None:
+        """Add a tool the environment brings: a clash or a bad declaration is only a warning.
+
+        The user did not ask for it, and cannot rename it, so the listing goes on without it.
+        """
+        name = provider.name
+        present = self.registry.get_provider_by_name(name)
+        if present is not None:
+            if present == provider:
+                self._note(name, origin)
+            else:
+                self.warnings.append(
+                    f"tool '{name}' of {origin} is not listed: {self._origin(name)} already "
+                    "has a tool of that name"
+                )
+            return
+        try:
+            provider.check()
+        except Exception as exc:  # the plugin's own code (refiner, custom types) ran here
+            reason = str(exc) if isinstance(exc, MisuseError) else f"{type(exc).__name__}: {exc}"
+            self.warnings.append(f"tool '{name}' of {origin} is not listed: {reason}")
+            return
+        self.registry.register(provider)
+        self._installed.add(name)
+        self._note(name, origin)
+
+    def add_from(self, provider: ToolProvider, source: str) -> None:
+        """Add a tool of a ``--from`` source; a clash with any other tool is the user's error."""
+        name = provider.name
+        present = self.registry.get_provider_by_name(name)
+        if present is not None and present != provider:
+            # The registry would quietly upsert a same-kind provider; two tools under one name
+            # is a mistake the user should see, not a silent replacement.
+            if name in self._installed:
+                fix = (
+                    "rename yours, or leave the plugin out with NUCLEO_PLUGINS_BLOCK "
+                    "(`nucleo plugins` lists them)"
+                )
+            else:
+                fix = "rename one of them"
             raise ToolSourceError(
-                name,
-                f"no module named '{exc.name}' (is it installed, or is the current directory "
-                "the one that contains it?)",
-            ) from exc
-        raise ToolSourceError(name, _import_failure(exc)) from exc
-    except Exception as exc:
-        raise ToolSourceError(name, _import_failure(exc)) from exc
+                source,
+                f"tool '{name}' is already defined by {self._origin(name)}; a catalog holds one "
+                f"tool per name, so {fix}",
+            )
+        try:
+            self.registry.register(provider)
+        except MisuseError as exc:
+            raise ToolSourceError(source, str(exc)) from exc
+        self._note(name, f"--from {source}")
 
+    def _note(self, name: str, origin: str) -> None:
+        found = self.origins.setdefault(name, [])
+        if origin not in found:
+            found.append(origin)
 
-def _load_file(source: str) -> ModuleType:
-    path = Path(source)
-    if not path.exists():
-        raise ToolSourceError(source, "no such file")
-    if path.is_dir():
-        raise ToolSourceError(
-            source, "it is a directory; pass a .py file, or the package's dotted module name"
-        )
-    path = path.resolve()
-    for name, module in list(sys.modules.items()):
-        if name.startswith(FILE_MODULE_PREFIX) and _file_of(module) == path:
-            return module
-    name = _free_module_name(path)
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ToolSourceError(source, "it is not a Python file (.py)")
-    _put_first_on_path(str(path.parent))
-    module = importlib.util.module_from_spec(spec)
-    # Registered before it runs, as `import` does: dataclasses and pydantic look a class's
-    # module up in sys.modules while the module is still executing.
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise ToolSourceError(source, _import_failure(exc)) from exc
-    return module
+    def _origin(self, name: str) -> str:
+        return ", ".join(self.origins.get(name, ()))
 
 
 def _checked_tools(source: str, module: ModuleType) -> list[ToolProvider]:
@@ -161,49 +220,3 @@ def _checked_tools(source: str, module: ModuleType) -> list[ToolProvider]:
             source, f"checking its tools raised {type(exc).__name__}: {exc}"
         ) from exc
     return providers
-
-
-def _register(
-    registry: ToolRegistry, provider: ToolProvider, source: str, origins: dict[str, str]
-) -> None:
-    existing = registry.get_provider_by_name(provider.name)
-    if existing is not None and existing != provider:
-        # The registry would quietly upsert a same-kind provider; two sources defining one
-        # name is a mistake the user should see, not a silent replacement.
-        raise ToolSourceError(
-            source,
-            f"tool '{provider.name}' is already defined by '{origins[provider.name]}'; "
-            "a catalog holds one tool per name, so rename one of them",
-        )
-    try:
-        registry.register(provider)
-    except MisuseError as exc:
-        raise ToolSourceError(source, str(exc)) from exc
-    origins.setdefault(provider.name, source)
-
-
-def _free_module_name(path: Path) -> str:
-    stem = _NOT_IDENTIFIER.sub("_", path.stem)
-    name = FILE_MODULE_PREFIX + stem
-    suffix = 1
-    while name in sys.modules:
-        suffix += 1
-        name = f"{FILE_MODULE_PREFIX}{stem}_{suffix}"
-    return name
-
-
-def _file_of(module: object) -> Path | None:
-    # sys.modules may hold None (an import blocked on purpose) or any object, not only modules.
-    location = getattr(module, "__file__", None)
-    return Path(location).resolve() if isinstance(location, str) else None
-
-
-def _put_first_on_path(directory: str) -> None:
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
-
-
-def _import_failure(exc: Exception) -> str:
-    if isinstance(exc, ToolDeclarationError):  # raised by @tool: its message is the reason
-        return str(exc)
-    return f"importing it raised {type(exc).__name__}: {exc}"

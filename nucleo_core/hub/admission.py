@@ -79,16 +79,14 @@ class AdmissionRule:
         match = self.match
         if isinstance(match, str):
             return fnmatch.fnmatchcase(provider.name, match)
-        if isinstance(provider, ClassToolProvider) and provider.tool_class is match:
-            return True
-        if isinstance(provider, FunctionToolProvider) and provider.function is match:
-            return True
-        if isinstance(match, type):
+        if isinstance(match, type) or _is_declared_tool(match):
+            # A tool class or a @tool function: the rule is about that very tool.
+            if isinstance(provider, ClassToolProvider):
+                return provider.tool_class is match
+            if isinstance(provider, FunctionToolProvider):
+                return provider.function is match
             return False
-        # A predicate over the provider; a @tool function that did not match above is not one.
-        if isinstance(provider, FunctionToolProvider) or _is_declared_tool(match):
-            return False
-        return bool(match(provider))
+        return bool(match(provider))  # a predicate over the provider
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ top of this class; nothing here calls a model.
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -62,6 +63,7 @@ class ThinkerBase:
         self._added: list[ToolProvider] = []
         self._granted: list[ToolProvider] = []
         self._skills: list[Skill] = []
+        self._assembled = False
         self._lock = threading.RLock()
         # The meta-tools of the last turn, kept while their catalogs are unchanged: the
         # registry then holds the very same provider, and its cached specs stay valid.
@@ -135,7 +137,8 @@ class ThinkerBase:
         with self._lock:
             if provider not in self._added:
                 self._added.append(provider)
-            self._registry.register(provider)
+            if self._assembled:  # a running thinker: the tool joins the palette at once
+                self._registry.register(provider)
         return provider
 
     # -- catalogs -----------------------------------------------------------------------------
@@ -191,6 +194,7 @@ class ThinkerBase:
                 registry.unregister(REQUEST_SKILL)
             if self._read_only:
                 ReadOnlyPalette.sweep(registry)
+            self._assembled = True
             return registry
 
     def _request_tools_for(self, catalog: Sequence[ToolProvider]) -> RequestToolsProvider:
@@ -280,6 +284,4 @@ def _same_members(previous: Sequence[object], current: Sequence[object]) -> bool
     """Whether two catalogs hold the very same objects in the same order."""
     if previous is current:
         return True
-    return len(previous) == len(current) and all(
-        a is b for a, b in zip(previous, current, strict=True)
-    )
+    return len(previous) == len(current) and all(map(operator.is_, previous, current))

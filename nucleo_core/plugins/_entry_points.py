@@ -51,8 +51,9 @@ def find_entry_points(groups: Sequence[str]) -> list[FoundEntryPoint]:
     """
     importlib.invalidate_caches()
     ranked: list[tuple[int, str, str, str, FoundEntryPoint]] = []
+    installed = importlib.metadata.entry_points()  # read every distribution once, not per group
     for rank, group in enumerate(groups):
-        for point in importlib.metadata.entry_points(group=group):
+        for point in installed.select(group=group):
             distribution, version = _shipped_by(point)
             found = FoundEntryPoint(entry_point=point, distribution=distribution, version=version)
             ranked.append((rank, point.name, point.value, distribution or "", found))

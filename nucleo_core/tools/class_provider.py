@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, final
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.decorator import declaration_of, describe_target
-from nucleo_core.tools.schema import docstring_parts
+from nucleo_core.tools.schema import docstring_description
 from nucleo_core.tools.tool import Tool, io_types
 
 if TYPE_CHECKING:
@@ -75,8 +75,7 @@ class ClassToolProvider(DeclaredToolProvider):
         return io_types(self.tool_class)[1]
 
     def _docstring_description(self) -> str:
-        description, _ = docstring_parts(self.tool_class.__doc__, describe_target(self.tool_class))
-        return description
+        return docstring_description(self.tool_class.__doc__, describe_target(self.tool_class))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ClassToolProvider) and other.tool_class is self.tool_class

@@ -12,7 +12,7 @@ from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.decorator import declaration_of, describe_target
 from nucleo_core.tools.schema import (
     FunctionSignature,
-    docstring_parts,
+    docstring_description,
     function_input_model,
     function_signature,
 )
@@ -124,8 +124,7 @@ class FunctionToolProvider(DeclaredToolProvider):
         return (self._signature or self._resolve_signature()).output_type
 
     def _docstring_description(self) -> str:
-        description, _ = docstring_parts(self.function.__doc__, describe_target(self.function))
-        return description
+        return docstring_description(self.function.__doc__, describe_target(self.function))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, FunctionToolProvider) and other.function is self.function

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FunctionParameter",
     "FunctionSignature",
+    "docstring_description",
     "docstring_parts",
     "function_input_model",
     "function_signature",
@@ -82,7 +83,6 @@ class FunctionSignature:
         return tuple((p.name, p.field_name) for p in self.parameters)
 
 
-@functools.lru_cache(maxsize=512)  # a tool's description and its parameters read one docstring
 def docstring_parts(doc: str | None, target: str = "a tool") -> tuple[str, dict[str, str]]:
     """Split a docstring into the description a model reads and per-parameter descriptions.
 
@@ -98,6 +98,33 @@ def docstring_parts(doc: str | None, target: str = "a tool") -> tuple[str, dict[
     cleaned = inspect.cleandoc(doc)
     if not any(header in cleaned for header in _SECTION_HEADERS):
         return cleaned, {}
+    return _parse_sections(cleaned, target)
+
+
+def docstring_description(doc: str | None, target: str = "a tool") -> str:
+    """The description part of a docstring alone, without parsing its sections.
+
+    A catalog reads thousands of descriptions (``request_tools`` lists them), so this takes
+    the text before the first line that is exactly a section header; a docstring whose
+    sections do not start that plainly gets the full parse of `docstring_parts`.
+    """
+    if not doc or not doc.strip():
+        return ""
+    cleaned = inspect.cleandoc(doc)
+    if not any(header in cleaned for header in _SECTION_HEADERS):
+        return cleaned
+    lines = cleaned.splitlines()
+    for index, line in enumerate(lines):
+        if line in _SECTION_HEADERS:
+            head = "\n".join(lines[:index]).strip()
+            if head:
+                return head
+            break
+    return docstring_parts(doc, target)[0]
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_sections(cleaned: str, target: str) -> tuple[str, dict[str, str]]:
     import docstring_parser
 
     try:

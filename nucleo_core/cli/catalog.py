@@ -1,0 +1,209 @@
+"""``nucleo catalog THINKER``: what one thinker class is offered, as the hub resolves it.
+
+The class is imported by its import path, built with only ``hub=`` (a hub with the installed
+plugins loaded), and its palette assembled as before a turn; then its palette, its tool
+catalog and its skills are printed. Nothing calls a model.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from nucleo_core.cli import render
+from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.hub import loaded_hub, warn_about_plugin_failures
+from nucleo_core.cli.importing import ImportFailure, import_source, looks_like_path
+from nucleo_core.cli.skills import print_skill_table, skill_summary
+from nucleo_core.hub import ThinkerBase
+
+if TYPE_CHECKING:
+    from nucleo_core.hub import ToolHub
+    from nucleo_core.skills import Skill
+    from nucleo_core.tools import ToolProvider, ToolRegistry
+
+__all__ = ["catalog", "load_thinker_class"]
+
+_PATH_FORMS = "package.module:ClassName or package.module.ClassName"
+
+
+@click.command()
+@click.argument("thinker")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+def catalog(thinker: str, as_json: bool) -> None:
+    """Show what a thinker class is offered: its palette, its catalog and its skills.
+
+    THINKER is the class's import path, package.module:ClassName or package.module.ClassName
+    (found as `python -m` finds a module, with the current directory first on sys.path), or
+    path/to/file.py:ClassName. The class must subclass nucleo_core.ThinkerBase; it is built
+    with only hub= (a hub with the installed plugins loaded) and its palette is assembled as
+    before a turn.
+    """
+    thinker_class = load_thinker_class(thinker)
+    hub = loaded_hub()
+    warn_about_plugin_failures(hub)
+    instance = _build(thinker_class, hub, thinker)
+    try:
+        palette = instance.reconcile_tool_registry()
+        tool_catalog = instance.tool_catalog()
+        skill_catalog = instance.skill_catalog()
+    except Exception as exc:  # the class's own declarations and hooks run here
+        raise CommandError(
+            f"assembling the palette of '{thinker}' raised {type(exc).__name__}: {exc}"
+        ) from exc
+    attached = list(instance.skills)
+    if as_json:
+        render.print_json(
+            {
+                "thinker": f"{thinker_class.__module__}.{thinker_class.__qualname__}",
+                "palette": [_palette_entry(provider, palette) for provider in palette],
+                "catalog": [render.tool_summary(provider) for provider in tool_catalog],
+                "skills": [skill_summary(skill) for skill in attached],
+                "skill_catalog": [skill_summary(skill) for skill in skill_catalog],
+            }
+        )
+        return
+    _print_catalog(thinker_class, palette, tool_catalog, attached, skill_catalog)
+
+
+def load_thinker_class(path: str) -> type[ThinkerBase]:
+    """Import the thinker class ``path`` names.
+
+    Args:
+        path: ``package.module:ClassName`` (``ClassName`` may be dotted, for a nested class),
+            ``package.module.ClassName``, or ``path/to/file.py:ClassName``.
+
+    Raises:
+        CommandError: The path is malformed, its module cannot be imported, it names nothing,
+            or what it names is not a subclass of `ThinkerBase`.
+    """
+    found = _resolve(path)
+    if not (isinstance(found, type) and issubclass(found, ThinkerBase)):
+        raise CommandError(
+            f"'{path}' is not a thinker class: it is {_described(found)}, not a subclass of "
+            "nucleo_core.ThinkerBase"
+        )
+    return found
+
+
+def _resolve(path: str) -> object:
+    module_part, colon, attribute_part = path.rpartition(":")
+    if colon:
+        attributes = attribute_part.split(".")
+        if not module_part or not all(part.isidentifier() for part in attributes):
+            raise CommandError(f"'{path}' is not a class's import path; write {_PATH_FORMS}")
+        return _attribute(path, _import(path, module_part), module_part, attributes)
+    parts = path.split(".")
+    if len(parts) < 2 or looks_like_path(path) or not all(p.isidentifier() for p in parts):
+        raise CommandError(
+            f"'{path}' is not a class's import path; write {_PATH_FORMS} (or "
+            "path/to/file.py:ClassName)"
+        )
+    # The module is the longest prefix that imports: `pkg.mod.Outer.Inner` is tried as the
+    # module pkg.mod.Outer first, then pkg.mod (Outer.Inner being attributes), as pkgutil does.
+    for split in range(len(parts) - 1, 0, -1):
+        module_name = ".".join(parts[:split])
+        try:
+            module = import_source(module_name)
+        except ImportFailure as exc:
+            if exc.missing == module_name and split > 1:
+                continue  # that prefix is no module: it may be an attribute of a shorter one
+            raise CommandError(f"cannot import thinker '{path}': {exc.reason}") from exc
+        return _attribute(path, module, module_name, parts[split:])
+    raise AssertionError("unreachable: the loop returns or raises at split == 1")
+
+
+def _import(path: str, source: str) -> object:
+    try:
+        return import_source(source)
+    except ImportFailure as exc:
+        raise CommandError(f"cannot import thinker '{path}': {exc.reason}") from exc
+
+
+def _attribute(path: str, found: object, owner: str, attributes: Sequence[str]) -> object:
+    for attribute in attributes:
+        try:
+            found = getattr(found, attribute)
+        except AttributeError as exc:
+            raise CommandError(
+                f"cannot import thinker '{path}': {owner} has no attribute '{attribute}'"
+            ) from exc
+        owner = f"{owner}.{attribute}"
+    return found
+
+
+def _described(found: object) -> str:
+    if isinstance(found, type):
+        return f"the class {found.__module__}.{found.__qualname__}"
+    if inspect.ismodule(found):
+        return f"the module {found.__name__}"
+    if inspect.isroutine(found):
+        return "a function"
+    return f"an object of type {type(found).__name__}"
+
+
+def _build(thinker_class: type[ThinkerBase], hub: ToolHub, path: str) -> ThinkerBase:
+    try:
+        inspect.signature(thinker_class).bind(hub=hub)
+    except TypeError as exc:
+        raise CommandError(
+            f"cannot build '{path}' with only hub=...: {exc}. nucleo catalog builds a thinker "
+            "with hub= alone; give its other parameters defaults to inspect it"
+        ) from exc
+    except ValueError:
+        pass  # no signature to read (a builtin's): building it says what is wrong, if anything
+    try:
+        return thinker_class(hub=hub)
+    except Exception as exc:
+        raise CommandError(
+            f"building '{path}' with hub=... raised {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _palette_entry(provider: ToolProvider, palette: ToolRegistry) -> dict[str, Any]:
+    return {
+        **render.tool_summary(provider),
+        "available": palette.available(provider.name) is not None,
+    }
+
+
+def _print_catalog(
+    thinker_class: type[ThinkerBase],
+    palette: ToolRegistry,
+    tool_catalog: Sequence[ToolProvider],
+    attached: Sequence[Skill],
+    skill_catalog: Sequence[Skill],
+) -> None:
+    from rich.text import Text
+
+    output = render.console()
+    output.print(Text(f"{thinker_class.__module__}.{thinker_class.__qualname__}", style="bold"))
+    tools = palette.providers()
+    if _heading("Palette: the tools the model is offered this turn, in order", tools):
+        render.print_tool_table(tools)
+    outside = [provider.name for provider in tools if palette.available(provider.name) is None]
+    if outside:
+        output.print(
+            Text("Not available while the attached skills restrict it: " + ", ".join(outside))
+        )
+    if _heading("Catalog: the tools it may ask for with request_tools", tool_catalog):
+        render.print_tool_table(tool_catalog)
+    if _heading("Skills attached: the skills it runs with", attached):
+        print_skill_table(attached)
+    if _heading("Skill catalog: the skills it may pull in with request_skill", skill_catalog):
+        print_skill_table(skill_catalog)
+
+
+def _heading(heading: str, items: Sequence[object]) -> bool:
+    """Print a section's heading, and ``none`` under it when it is empty; whether it is not."""
+    from rich.text import Text
+
+    output = render.console()
+    output.print()
+    output.print(Text(heading, style="bold"))
+    if not items:
+        output.print("  none")
+    return bool(items)

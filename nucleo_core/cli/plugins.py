@@ -1,0 +1,125 @@
+"""``nucleo plugins``: every nucleo entry point installed, and what became of it.
+
+A report, not a check: it exits 0 whatever it finds, unless ``--strict`` asks it to fail
+(exit code 2) when a plugin failed, the way a plugin author's CI would want.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from nucleo_core.cli import render
+from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.hub import loaded_hub, shipped_by
+from nucleo_core.plugins import ENTRY_POINT_GROUPS, PluginRecord
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+__all__ = ["plugin_summary", "plugins"]
+
+_COLUMNS = ("Name", "Group", "Distribution", "Status", "Details")
+_STATUS_STYLES = {"loaded": "green", "failed": "red", "blocked": "yellow", "disabled": "yellow"}
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit with code 2 if a plugin failed to load, or one of its hooks failed.",
+)
+def plugins(as_json: bool, strict: bool) -> None:
+    """List every nucleo plugin installed, and what became of it.
+
+    One row per entry point in nucleo.tools (tool packs), nucleo.skills (skilljars) and
+    nucleo.plugins (hooks): its name, group, distribution and version, and its status:
+    loaded (with what it contributed), failed (with the reason), blocked, disabled or
+    duplicate (with why). NUCLEO_DISABLE_PLUGIN_AUTOLOAD, NUCLEO_PLUGINS_ALLOW and
+    NUCLEO_PLUGINS_BLOCK select plugins here as in any process.
+    """
+    records = loaded_hub().plugins.records
+    if as_json:
+        render.print_json([plugin_summary(record) for record in records])
+    elif not records:
+        click.echo("No nucleo plugins are installed.")
+        click.echo(
+            "A plugin is a distribution with an entry point in one of the groups "
+            f"{', '.join(ENTRY_POINT_GROUPS)}."
+        )
+    else:
+        _print_plugin_table(records)
+    failed = [record.plugin for record in records if _failed(record)]
+    if strict and failed:
+        raise CommandError(f"{len(failed)} plugin(s) failed: {', '.join(failed)}")
+
+
+def plugin_summary(record: PluginRecord) -> dict[str, Any]:
+    """One plugin record as a JSON object, keys in a stable order."""
+    return {
+        "name": record.name,
+        "group": record.group,
+        "value": record.value,
+        "distribution": record.distribution,
+        "version": record.version,
+        "status": record.status,
+        "contributed": list(record.contributed),
+        "error": record.error,
+        "note": record.note,
+        "hook_errors": list(record.hook_errors),
+    }
+
+
+def _failed(record: PluginRecord) -> bool:
+    return record.status == "failed" or bool(record.hook_errors)
+
+
+def _print_plugin_table(records: Sequence[PluginRecord]) -> None:
+    from rich.text import Text
+
+    rows = [
+        [
+            Text(record.name),
+            Text(record.group or "(registered)"),
+            Text(shipped_by(record) or "(unknown)"),
+            Text(record.status, style=_STATUS_STYLES.get(record.status, "")),
+            _details(record),
+        ]
+        for record in records
+    ]
+    render.print_grouped_table(_COLUMNS, [(None, rows)])
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record.status] = counts.get(record.status, 0) + 1
+    tally = ", ".join(f"{count} {status}" for status, count in counts.items())
+    click.echo()
+    click.echo(f"{len(records)} entry point(s): {tally}.")
+
+
+def _details(record: PluginRecord) -> Text:
+    from rich.text import Text
+
+    details = Text()
+    lines: list[tuple[str, str]] = []
+    if record.error is not None:
+        lines.append((record.error, "red"))
+    if record.note is not None:
+        lines.append((record.note, ""))
+    lines += [(line, "") for line in _contributions(record.contributed)]
+    lines += [(error, "red") for error in record.hook_errors]
+    if not lines and record.status == "loaded":
+        lines.append(("nothing", ""))
+    for index, (line, style) in enumerate(lines):
+        details.append(("\n" if index else "") + line, style=style)
+    return details
+
+
+def _contributions(contributed: Sequence[str]) -> Iterator[str]:
+    """``tool: a``, ``tool: b`` as one ``tools: a, b`` line; every other entry as it is."""
+    tools = [entry.removeprefix("tool: ") for entry in contributed if entry.startswith("tool: ")]
+    if tools:
+        yield f"{'tools' if len(tools) > 1 else 'tool'}: {', '.join(tools)}"
+    yield from (entry for entry in contributed if not entry.startswith("tool: "))
