@@ -19,7 +19,7 @@ from nucleo_core.cli import render
 from nucleo_core.cli.ask import ask
 from nucleo_core.cli.catalog import catalog
 from nucleo_core.cli.command_error import CommandError
-from nucleo_core.cli.hub import loaded_hub, warn_about_plugin_failures
+from nucleo_core.cli.hub import loaded_hub
 from nucleo_core.cli.plugins import plugins
 from nucleo_core.cli.skills import skills
 from nucleo_core.cli.sources import CollectedTools, ToolSourceError, collect_registry
@@ -143,7 +143,6 @@ def main(args: Sequence[str] | None = None) -> None:
 
 
 def _collect(hub: ToolHub, sources: Sequence[str]) -> CollectedTools:
-    warn_about_plugin_failures(hub)
     try:
         collected = collect_registry(sources, hub=hub)
     except ToolSourceError as exc:

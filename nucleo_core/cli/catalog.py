@@ -15,7 +15,7 @@ import click
 
 from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
-from nucleo_core.cli.hub import loaded_hub, warn_about_plugin_failures
+from nucleo_core.cli.hub import loaded_hub
 from nucleo_core.cli.importing import ImportFailure, import_source, looks_like_path
 from nucleo_core.cli.skills import print_skill_table, skill_summary
 from nucleo_core.hub import ThinkerBase
@@ -44,7 +44,6 @@ def catalog(thinker: str, as_json: bool) -> None:
     """
     thinker_class = load_thinker_class(thinker)
     hub = loaded_hub()
-    warn_about_plugin_failures(hub)
     instance = _build(thinker_class, hub, thinker)
     try:
         palette = instance.reconcile_tool_registry()
@@ -81,12 +80,13 @@ def load_thinker_class(path: str) -> type[ThinkerBase]:
             or what it names is not a subclass of `ThinkerBase`.
     """
     found = _resolve(path)
-    if not (isinstance(found, type) and issubclass(found, ThinkerBase)):
+    if isinstance(found, type) and issubclass(found, ThinkerBase):
+        return found
+    if isinstance(found, type):
         raise CommandError(
-            f"'{path}' is not a thinker class: it is {_described(found)}, not a subclass of "
-            "nucleo_core.ThinkerBase"
+            f"'{path}' is not a thinker class: it does not subclass nucleo_core.ThinkerBase"
         )
-    return found
+    raise CommandError(f"'{path}' is not a thinker class but {_described(found)}")
 
 
 def _resolve(path: str) -> object:
@@ -136,8 +136,6 @@ def _attribute(path: str, found: object, owner: str, attributes: Sequence[str]) 
 
 
 def _described(found: object) -> str:
-    if isinstance(found, type):
-        return f"the class {found.__module__}.{found.__qualname__}"
     if inspect.ismodule(found):
         return f"the module {found.__name__}"
     if inspect.isroutine(found):

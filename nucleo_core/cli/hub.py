@@ -1,33 +1,57 @@
 """The hub every command reads: a fresh `ToolHub` with the installed plugins loaded.
 
 The plugins are selected as in any process: ``NUCLEO_DISABLE_PLUGIN_AUTOLOAD``,
-``NUCLEO_PLUGINS_ALLOW`` and ``NUCLEO_PLUGINS_BLOCK`` are read by the hub's `PluginHost`. A
-plugin that fails is reported by the command itself (a row of ``nucleo plugins``, a
-``Warning:`` line of the others), never as a traceback.
+``NUCLEO_PLUGINS_ALLOW`` and ``NUCLEO_PLUGINS_BLOCK`` are read by the hub's `PluginHost`. What
+goes wrong while loading (a plugin that fails, a skill that is skipped) is told to the user as
+``Warning:`` lines on stderr, never as a traceback; ``nucleo plugins`` shows plugin failures in
+its table instead.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Iterator
 
 import click
 
 from nucleo_core.hub import ToolHub
 from nucleo_core.plugins import PluginRecord
 
-__all__ = ["loaded_hub", "shipped_by", "warn_about_plugin_failures"]
+__all__ = ["loaded_hub", "shipped_by"]
 
-# The logger PluginHost reports failures on.
+#: The logger `PluginHost` reports plugin failures on.
 _PLUGIN_LOGGER = "nucleo_core.plugins"
+#: The loggers whose warnings loading may log: the host's, and the hub's and skills' own
+#: (``nucleo.hub``, ``nucleo.skills``).
+_LOADING_LOGGERS = (_PLUGIN_LOGGER, "nucleo")
 
 
-def loaded_hub() -> ToolHub:
-    """A new hub, its installed plugins loaded as the environment selects them."""
+def loaded_hub(*, warn_about_plugins: bool = True) -> ToolHub:
+    """A new hub, its installed plugins loaded as the environment selects them.
+
+    Every warning logged while loading is printed on stderr as one ``Warning:`` line, so that
+    it is neither lost nor printed bare by the logging module's last-resort handler; records
+    still reach any handler the user configured.
+
+    Args:
+        warn_about_plugins: Print a line per plugin that failed (or whose hook failed), from
+            its record. ``nucleo plugins`` passes ``False``: its table says it already.
+    """
     hub = ToolHub()
-    with _reported_by_the_command():
+    collector = _Collector()
+    loggers = [logging.getLogger(name) for name in _LOADING_LOGGERS]
+    for logger in loggers:
+        logger.addHandler(collector)
+    try:
         hub.load_plugins()
+    finally:
+        for logger in loggers:
+            logger.removeHandler(collector)
+    if warn_about_plugins:
+        _warn_about_plugin_failures(hub)
+    for logger_name, message in collector.messages:
+        # The host's own lines say what the records say; the records are printed instead.
+        if logger_name != _PLUGIN_LOGGER:
+            click.echo(f"Warning: {message}", err=True)
     return hub
 
 
@@ -36,8 +60,7 @@ def shipped_by(record: PluginRecord) -> str:
     return " ".join(part for part in (record.distribution, record.version) if part)
 
 
-def warn_about_plugin_failures(hub: ToolHub) -> None:
-    """Print a ``Warning:`` line on stderr per plugin that failed, or whose hook failed."""
+def _warn_about_plugin_failures(hub: ToolHub) -> None:
     warned = False
     for record in hub.plugins.records:
         name = f"{record.plugin} ({shipped})" if (shipped := shipped_by(record)) else record.plugin
@@ -51,18 +74,15 @@ def warn_about_plugin_failures(hub: ToolHub) -> None:
         click.echo("Warning: `nucleo plugins` lists every plugin and what became of it.", err=True)
 
 
-@contextlib.contextmanager
-def _reported_by_the_command() -> Iterator[None]:
-    """Keep the logging module's last-resort handler from printing plugin failures.
+class _Collector(logging.Handler):
+    """Keeps the warnings logged while the hub loads, to print them as the command's own."""
 
-    The commands report every failure themselves, from the plugin records; without a handler
-    of its own, a warning on the plugins' logger would reach stderr a second time, bare.
-    Records still propagate to any handler the user configured.
-    """
-    logger = logging.getLogger(_PLUGIN_LOGGER)
-    handler = logging.NullHandler()
-    logger.addHandler(handler)
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.messages.append((record.name, record.getMessage()))
+        except Exception:  # a malformed log call must not take the command down
+            self.handleError(record)

@@ -7,14 +7,14 @@ A report, not a check: it exits 0 whatever it finds, unless ``--strict`` asks it
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import click
 
 from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub, shipped_by
-from nucleo_core.plugins import ENTRY_POINT_GROUPS, PluginRecord
+from nucleo_core.plugins import ENTRY_POINT_GROUPS, PluginRecord, PluginStatus
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -41,7 +41,7 @@ def plugins(as_json: bool, strict: bool) -> None:
     duplicate (with why). NUCLEO_DISABLE_PLUGIN_AUTOLOAD, NUCLEO_PLUGINS_ALLOW and
     NUCLEO_PLUGINS_BLOCK select plugins here as in any process.
     """
-    records = loaded_hub().plugins.records
+    records = loaded_hub(warn_about_plugins=False).plugins.records
     if as_json:
         render.print_json([plugin_summary(record) for record in records])
     elif not records:
@@ -54,7 +54,7 @@ def plugins(as_json: bool, strict: bool) -> None:
         _print_plugin_table(records)
     failed = [record.plugin for record in records if _failed(record)]
     if strict and failed:
-        raise CommandError(f"{len(failed)} plugin(s) failed: {', '.join(failed)}")
+        raise CommandError(f"{render.counted(len(failed), 'plugin')} failed: {', '.join(failed)}")
 
 
 def plugin_summary(record: PluginRecord) -> dict[str, Any]:
@@ -91,12 +91,12 @@ def _print_plugin_table(records: Sequence[PluginRecord]) -> None:
         for record in records
     ]
     render.print_grouped_table(_COLUMNS, [(None, rows)])
-    counts: dict[str, int] = {}
+    counts = dict.fromkeys(get_args(PluginStatus), 0)
     for record in records:
-        counts[record.status] = counts.get(record.status, 0) + 1
-    tally = ", ".join(f"{count} {status}" for status, count in counts.items())
+        counts[record.status] += 1
+    tally = ", ".join(f"{count} {status}" for status, count in counts.items() if count)
     click.echo()
-    click.echo(f"{len(records)} entry point(s): {tally}.")
+    click.echo(f"{render.counted(len(records), 'entry point')}: {tally}.")
 
 
 def _details(record: PluginRecord) -> Text:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TableGroup",
     "console",
+    "counted",
     "first_line",
     "print_empty",
     "print_grouped_table",
@@ -51,6 +52,11 @@ TableGroup: TypeAlias = "tuple[str | None, Sequence[Sequence[Text]]]"
 def first_line(text: str) -> str:
     """The first non-blank line of ``text`` (a description's summary), or ``""``."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 entry point``, ``3 entry points``: a count and its noun, plural when it must be."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def risk_label(provider: ToolProvider) -> str:
@@ -182,8 +188,10 @@ def print_empty(sources: Sequence[str], *, packs_not_loaded: int = 0) -> None:
         return
     click.echo("No tools are registered in this process.")
     if packs_not_loaded:
+        verb = "was" if packs_not_loaded == 1 else "were"
         click.echo(
-            f"{packs_not_loaded} installed tool pack(s) did not load; `nucleo plugins` says why."
+            f"{counted(packs_not_loaded, 'installed tool pack')} {verb} not loaded; "
+            "`nucleo plugins` says why."
         )
     else:
         click.echo(

@@ -10,10 +10,9 @@ import click
 
 from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
-from nucleo_core.cli.hub import loaded_hub, warn_about_plugin_failures
+from nucleo_core.cli.hub import loaded_hub
 
 if TYPE_CHECKING:
-    from nucleo_core.hub import ToolHub
     from nucleo_core.skills import Skill
 
 __all__ = ["allowed_tools_label", "print_skill_table", "skill_summary", "skills"]
@@ -33,7 +32,7 @@ def skills(ctx: click.Context, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return  # the subcommand reads --json from this context
-    found = _hub().skills.skills()
+    found = loaded_hub().skills.skills()
     if as_json:
         render.print_json([skill_summary(skill) for skill in found])
     elif not found:
@@ -52,7 +51,7 @@ def skills(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def show(ctx: click.Context, name: str, as_json: bool) -> None:
     """Show one skill in full: its SKILL.md front matter fields and its instructions."""
-    registry = _hub().skills
+    registry = loaded_hub().skills
     skill = registry.get(name)
     if skill is None:
         available = registry.names()
@@ -103,12 +102,6 @@ def print_skill_table(found: Sequence[Skill]) -> None:
         for skill in found
     ]
     render.print_grouped_table(_COLUMNS, [(None, rows)])
-
-
-def _hub() -> ToolHub:
-    hub = loaded_hub()
-    warn_about_plugin_failures(hub)
-    return hub
 
 
 def _print_skill_detail(skill: Skill) -> None:

@@ -198,19 +198,24 @@ class ThinkerBase:
             return registry
 
     def _request_tools_for(self, catalog: Sequence[ToolProvider]) -> RequestToolsProvider:
+        # A tuple of the members, not the caller's list: a list reused and changed in place
+        # by reconcile_catalog must not pass for an unchanged catalog. (The hub's own view
+        # is a tuple already, so tuple() returns it as is and the check stays O(1).)
+        members = tuple(catalog)
         last = self._request_tools
-        if last is not None and _same_members(last[0], catalog):
+        if last is not None and _same_members(last[0], members):
             return last[1]
-        provider = RequestToolsProvider(catalog)
-        self._request_tools = (catalog, provider)
+        provider = RequestToolsProvider(members)
+        self._request_tools = (members, provider)
         return provider
 
     def _request_skill_for(self, skills: Sequence[Skill]) -> RequestSkillProvider:
+        members = tuple(skills)
         last = self._request_skill
-        if last is not None and _same_members(last[0], skills):
+        if last is not None and _same_members(last[0], members):
             return last[1]
-        provider = RequestSkillProvider(skills)
-        self._request_skill = (skills, provider)
+        provider = RequestSkillProvider(members)
+        self._request_skill = (members, provider)
         return provider
 
     def check_call(self, name: str | None) -> ToolProvider:
@@ -267,7 +272,9 @@ class ThinkerBase:
         admission = self._hub.admit_skill(self, name)
         if not admission.granted or admission.skill is None:
             return RequestSkillResult(skill=name, granted=False, reason=admission.reason)
-        self._attach(admission.skill)
+        with self._lock:  # checked again: a concurrent request may have attached it meanwhile
+            if not any(skill.name == name for skill in self._skills):
+                self._attach(admission.skill)
         return RequestSkillResult(skill=name, granted=True)
 
     def _attach(self, skill: Skill) -> None:
