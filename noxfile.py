@@ -9,6 +9,12 @@ nox.options.reuse_existing_virtualenvs = True
 
 # The peers the benchmarks measure nucleo against. They are installed in the bench session only,
 # never as a dependency of nucleo itself.
+# The first-party plugin distributions' packages, type-checked like the core.
+FIRST_PARTY_PLUGIN_PACKAGES = [
+    "plugins/nucleo-tools-files/src/nucleo_tools_files",
+    "plugins/nucleo-guard-risk/src/nucleo_guard_risk",
+    "plugins/nucleo-skills-core/src/nucleo_skills_core",
+]
 BENCH_PEERS = ["langchain-core", "pydantic-ai-slim", "openai-agents", "llm"]
 
 
@@ -23,8 +29,10 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Ruff: style, imports, bug patterns and Google-style docstrings."""
     session.install("ruff>=0.6")
-    session.run("ruff", "check", "nucleo_core", "tests", "benchmarks", "docs", "noxfile.py")
-    session.run("ruff", "format", "--check", "nucleo_core")
+    session.run(
+        "ruff", "check", "nucleo_core", "tests", "benchmarks", "docs", "noxfile.py", "plugins"
+    )
+    session.run("ruff", "format", "--check", "nucleo_core", "plugins")
 
 
 @nox.session(python="3.11")
@@ -32,6 +40,7 @@ def typecheck(session: nox.Session) -> None:
     """Type-check the package with mypy --strict."""
     session.install("-e", ".[test]", "mypy>=1.11", "types-jsonschema", "types-PyYAML")
     session.run("mypy", "--strict", "nucleo_core")
+    session.run("mypy", "--strict", *FIRST_PARTY_PLUGIN_PACKAGES)
 
 
 @nox.session(python="3.11")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -65,10 +66,17 @@ def import_failure(point: importlib.metadata.EntryPoint, exc: Exception) -> str:
     """Why ``point`` could not be loaded, for its record.
 
     A module that cannot be found is a missing dependency unless it is the entry point's own
-    module (or a package above it): then the distribution itself is broken.
+    module, a package above it, or a module inside the entry point's own (regular) package:
+    then the distribution itself is broken.
     """
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         own = point.module
-        if not (own == exc.name or own.startswith(exc.name + ".")):
+        missing_top = exc.name.partition(".")[0]
+        package = sys.modules.get(missing_top)
+        inside_own = (
+            missing_top == own.partition(".")[0]
+            and getattr(package, "__file__", None) is not None  # not a namespace package
+        )
+        if not (own == exc.name or own.startswith(exc.name + ".") or inside_own):
             return f"missing dependency: {exc.name}"
     return f"failed to import: {type(exc).__name__}: {exc}"
