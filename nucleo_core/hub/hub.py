@@ -117,6 +117,15 @@ class ToolHub:
                 provider = provider_for(tool)
                 self._system_wide.setdefault(provider.name, provider)
 
+    def withdraw_system_wide_tool(self, name: str) -> ToolProvider | None:
+        """Stop offering a system-wide tool (an MCP server withdrew it, say).
+
+        Palettes drop it at their next turn; a call to it is refused at the call, since
+        dispatch goes through what is available.
+        """
+        with self._lock:
+            return self._system_wide.pop(name, None)
+
     def system_wide_tools(self) -> list[ToolProvider]:
         """The system-wide tools, in registration order."""
         with self._lock:
@@ -192,6 +201,24 @@ class ToolHub:
                 self._pending_tools.setdefault(thinker_class, []).extend(providers)
             else:
                 self._widen(catalog, providers, thinker_class)
+
+    def withdraw_compatible(self, thinker_class: type[Any] | None, name: str) -> None:
+        """Narrow catalogs: remove the tool ``name`` from a thinker class's catalog.
+
+        ``thinker_class`` ``None`` narrows every catalog (a source withdrew the tool).
+
+        A thinker already granted the tool keeps it in its palette until its owner removes
+        it; `admit_tool` no longer grants it.
+        """
+        with self._lock:
+            for cls, catalog in self._catalogs.items():
+                if thinker_class is not None and cls is not thinker_class:
+                    continue
+                if catalog.tools.pop(name, None) is not None:
+                    catalog.tools_view = None
+            for cls, pending in self._pending_tools.items():
+                if thinker_class is None or cls is thinker_class:
+                    pending[:] = [provider for provider in pending if provider.name != name]
 
     def register_tool(self, thinker_class: type[Any], tool: ToolLike) -> None:
         """Widen ``thinker_class``'s catalog with one tool class or function."""
