@@ -44,6 +44,9 @@ _TOOL_COLUMNS = ("Name", "Source", "Read-only", "Risk", "Description")
 _NO_WRAP = frozenset({"Name", "Source", "Read-only", "Group", "Status", "Bundle"})
 # What SIMPLE_HEAD puts between two columns: the padding on each side and the blank divider.
 _COLUMN_GAP = 3
+# Narrower than this, a description wraps into a column of single words: rather let rich shrink
+# the other columns too, giving up alignment across groups.
+_LAST_COLUMN_MIN_WIDTH = 12
 
 #: A titled run of rows (``None``: no title line), each row one `Text` per column.
 TableGroup: TypeAlias = "tuple[str | None, Sequence[Sequence[Text]]]"
@@ -130,19 +133,22 @@ def print_grouped_table(columns: Sequence[str], groups: Sequence[TableGroup]) ->
     The header and the rule under it come once; each group's title (if any) is a bold line
     above its rows, and a blank line separates groups. rich cannot span a cell over several
     columns, so each group is a table of its own: every column is given the same width in
-    all of them, the last one taking what is left of the line (and wrapping within it).
+    all of them, the last one taking what is left of the line (and wrapping within it). On a
+    line too narrow for that, each group gets its own header, and rich lays it out alone.
     """
-    output = console()
-    widths = _column_widths(columns, [row for _, rows in groups for row in rows], output.width)
-    output.print(_table(columns, widths, show_header=True))
     from rich.text import Text
 
+    output = console()
+    widths = _column_widths(columns, [row for _, rows in groups for row in rows], output.width)
+    if widths is not None:
+        output.print(_table(columns, widths, show_header=True))
     for index, (title, rows) in enumerate(groups):
         if index:
             output.print()
         if title is not None:
-            output.print(Text(title, style="bold"))
-        table = _table(columns, widths, show_header=False)
+            # Not wrapped: a title is often a path, which must stay whole to be copied.
+            output.print(Text(title, style="bold"), soft_wrap=True)
+        table = _table(columns, widths, show_header=widths is None)
         for row in rows:
             table.add_row(*row)
         output.print(table)
@@ -233,7 +239,12 @@ def _styled_risk(provider: ToolProvider) -> Text:
 
 def _column_widths(
     columns: Sequence[str], rows: Sequence[Sequence[Text]], line_width: int
-) -> list[int]:
+) -> list[int] | None:
+    """Every column's width, the last one wrapping within what is left of the line.
+
+    ``None`` when what is left would be under `_LAST_COLUMN_MIN_WIDTH` (or under what the
+    last column needs, if less): then no width is fixed.
+    """
     from rich.cells import cell_len
 
     def needed(column: int) -> int:
@@ -243,12 +254,13 @@ def _column_widths(
 
     widths = [needed(column) for column in range(len(columns))]
     left = line_width - sum(widths[:-1]) - _COLUMN_GAP * (len(columns) - 1)
-    # The last column wraps within what is left of the line, but never below its heading.
-    widths[-1] = max(cell_len(columns[-1]), min(widths[-1], left))
+    if left < min(widths[-1], _LAST_COLUMN_MIN_WIDTH):
+        return None
+    widths[-1] = min(widths[-1], left)
     return widths
 
 
-def _table(columns: Sequence[str], widths: Sequence[int], *, show_header: bool) -> Table:
+def _table(columns: Sequence[str], widths: Sequence[int] | None, *, show_header: bool) -> Table:
     from rich import box
     from rich.table import Table
 
@@ -260,6 +272,7 @@ def _table(columns: Sequence[str], widths: Sequence[int], *, show_header: bool) 
         header_style="bold",
         show_header=show_header,
     )
-    for heading, width in zip(columns, widths, strict=True):
+    for index, heading in enumerate(columns):
+        width = None if widths is None else widths[index]
         table.add_column(heading, width=width, no_wrap=heading in _NO_WRAP)
     return table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -27,13 +28,18 @@ WEATHER_NAMES = ["forecast", "set_alert", "clear_alerts"]
 # packages and helpers the tests write, all named clitest_*.
 OWN_MODULES = (FILE_MODULE_PREFIX, "clitest_")
 
-# Keep rich's rendering independent of the machine: a fixed width and no forced colour.
+# Keep rich's rendering independent of the machine (a fixed width and no forced colour), and
+# the listing independent of the plugins installed where the tests run (tests/unit/
+# test_cli_plugins.py installs its own).
 PLAIN_ENV: dict[str, str | None] = {
     "COLUMNS": "120",
     "FORCE_COLOR": None,
     "TTY_COMPATIBLE": None,
     "TTY_INTERACTIVE": None,
     "NO_COLOR": "1",
+    "NUCLEO_DISABLE_PLUGIN_AUTOLOAD": "1",
+    "NUCLEO_PLUGINS_ALLOW": None,
+    "NUCLEO_PLUGINS_BLOCK": None,
 }
 
 
@@ -122,7 +128,7 @@ def test_brackets_in_descriptions_print_as_written(tmp_path: Path) -> None:
 
 
 def test_list_json_is_an_array_of_objects_with_stable_keys() -> None:
-    """`--json` prints every tool as an object whose keys come in one documented order."""
+    """`--json` prints every tool as an object with keys in one documented order, origin last."""
     result = run("tools", "--from", WEATHER, "--json")
     assert result.exit_code == 0, result.output
     listed = json.loads(result.stdout)
@@ -136,6 +142,7 @@ def test_list_json_is_an_array_of_objects_with_stable_keys() -> None:
             "risk_declared",
             "description",
             "display_name",
+            "origin",
         ]
     assert listed[0] == {
         "name": "forecast",
@@ -145,17 +152,19 @@ def test_list_json_is_an_array_of_objects_with_stable_keys() -> None:
         "risk_declared": True,
         "description": "Forecast the weather for a city.",
         "display_name": "Forecast",
+        "origin": f"--from {WEATHER}",
     }
     assert (listed[2]["risk"], listed[2]["risk_declared"]) == ("high", False)
     assert listed[1]["display_name"] == "Set weather alert"
 
 
 def test_list_without_sources_says_none_are_registered_and_how_to_add_some() -> None:
-    """With no --from, the process has no tools: a clear message naming --from, exit 0."""
+    """With no pack and no --from, a clear message names both ways to add tools, exit 0."""
     result = run("tools")
     assert result.exit_code == 0
     assert "No tools are registered" in result.output
     assert "--from" in result.output
+    assert "tool pack" in result.output
 
 
 def test_list_json_without_sources_is_an_empty_array() -> None:
@@ -172,6 +181,77 @@ def test_list_of_a_module_without_tools_says_so(tmp_path: Path) -> None:
     assert result.exit_code == 0
     assert "No tools found" in result.output
     assert "@tool" in result.output
+
+
+def test_tools_of_several_sources_are_listed_under_their_origin(tmp_path: Path) -> None:
+    """With more than one origin, each run of tools is titled with its --from source."""
+    extra = write(
+        tmp_path,
+        "titled.py",
+        """
+        from nucleo_core import tool
+
+        @tool(read_only=True, risk="low")
+        def sunrise(city: str) -> str:
+            '''When the sun rises in a city.'''
+            return "06:00"
+        """,
+    )
+    result = run("tools", "--from", str(extra), "--from", WEATHER)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[2] == f"--from {extra}"
+    assert lines[3].startswith("sunrise ")
+    assert lines[4] == ""
+    assert lines[5] == f"--from {WEATHER}"
+    assert lines[6].startswith("forecast ")
+
+
+def test_a_line_too_narrow_to_align_the_groups_gives_each_group_its_header(
+    tmp_path: Path,
+) -> None:
+    """On a narrow terminal each origin's tools get a header of their own instead of one shared."""
+    extra = write(
+        tmp_path,
+        "narrow.py",
+        """
+        from nucleo_core import tool
+
+        @tool(read_only=True, risk="low")
+        def a_tool_with_a_rather_long_name(city: str) -> str:
+            '''When the sun rises in a city.'''
+            return "06:00"
+        """,
+    )
+    wide = CliRunner().invoke(
+        nucleo, ["tools", "--from", str(extra), "--from", WEATHER], env=PLAIN_ENV
+    )
+    narrow = CliRunner().invoke(
+        nucleo,
+        ["tools", "--from", str(extra), "--from", WEATHER],
+        env={**PLAIN_ENV, "COLUMNS": "70"},
+    )
+    assert wide.exit_code == narrow.exit_code == 0
+    assert [line.split()[0] for line in wide.output.splitlines() if line.startswith("Name ")] == [
+        "Name"
+    ]
+    headers = [line for line in narrow.output.splitlines() if line.startswith("Name ")]
+    assert len(headers) == 2
+    assert narrow.output.splitlines()[0] == f"--from {extra}"
+
+
+def test_tools_of_the_one_source_given_are_listed_without_a_title() -> None:
+    """A title repeating the only --from given is left out: rows follow the header's rule."""
+    result = run("tools", "--from", WEATHER)
+    assert result.output.splitlines()[2].startswith("forecast ")
+    assert f"--from {WEATHER}" not in result.output
+
+
+def test_show_says_where_the_tool_comes_from() -> None:
+    """`nucleo tools show NAME` has an origin line naming the --from source."""
+    result = run("tools", "show", "forecast", "--from", WEATHER)
+    assert result.exit_code == 0, result.output
+    assert f"  origin:       --from {WEATHER}" in result.output.splitlines()
 
 
 def test_from_accepts_a_dotted_module_found_from_the_working_directory(
@@ -328,8 +408,10 @@ def test_show_json_carries_the_summary_and_both_schemas() -> None:
     result = run("tools", "show", "forecast", "--from", WEATHER, "--json")
     assert result.exit_code == 0, result.output
     shown = json.loads(result.stdout)
-    provider = collect_registry([WEATHER]).get_provider_by_name("forecast")
+    provider = collect_registry([WEATHER]).registry.get_provider_by_name("forecast")
     assert provider is not None
+    listed = json.loads(run("tools", "--from", WEATHER, "--json").stdout)[0]
+    assert shown == {**listed, "input_schema": shown["input_schema"], "output_schema": None}
     assert list(shown)[-2:] == ["input_schema", "output_schema"]
     assert shown["input_schema"] == provider.input_schema
     assert shown["output_schema"] is None
@@ -341,7 +423,7 @@ def test_show_format_prints_the_provider_definition(format: ToolFormat) -> None:
     """`--format openai|anthropic|mcp` prints exactly what that provider's renderer produces."""
     result = run("tools", "show", "set_alert", "--from", WEATHER, "--format", format)
     assert result.exit_code == 0, result.output
-    provider = collect_registry([WEATHER]).get_provider_by_name("set_alert")
+    provider = collect_registry([WEATHER]).registry.get_provider_by_name("set_alert")
     assert provider is not None
     expected = render_tools([provider.spec()], format)
     assert json.loads(result.stdout) == expected[0]
@@ -495,9 +577,11 @@ def test_version_prints_the_package_version() -> None:
 
 def test_collect_registry_registers_the_tools_a_module_defines() -> None:
     """collect_registry holds, in order, exactly what tools_in_module finds in each source."""
-    registry = collect_registry([WEATHER])
-    assert isinstance(registry, ToolRegistry)
-    assert registry.names() == [p.name for p in tools_in_module(load_source(WEATHER))]
+    collected = collect_registry([WEATHER])
+    assert isinstance(collected.registry, ToolRegistry)
+    assert collected.registry.names() == [p.name for p in tools_in_module(load_source(WEATHER))]
+    assert set(collected.origins.values()) == {f"--from {WEATHER}"}
+    assert collected.warnings == ()
 
 
 def test_the_console_script_entry_point_is_main() -> None:
@@ -508,11 +592,18 @@ def test_the_console_script_entry_point_is_main() -> None:
 
 
 def run_module(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    environment = dict(os.environ)
+    for key, value in PLAIN_ENV.items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
     return subprocess.run(
         [sys.executable, "-m", "nucleo_core.cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
+        env=environment,
         timeout=60,
         check=False,
     )

@@ -1,11 +1,19 @@
 """The docs are true: every example runs, and every code block and output shown is the real one.
 
-How a page shows code (docs/*.md):
+How a page shows code (docs/*.md; the markers are read by ``tests/docs_pages.py``):
 
 - ``<!-- example: examples/NAME.py -->`` right before a ```python block: the block is exactly
   that file, and the file runs without error.
+- ``<!-- example: examples/TUTORIAL/PROJECT/FILE -->`` right before a block in the language of
+  the file's suffix (```python, ```toml, ```markdown): the block is exactly that file of a
+  tutorial's project, and every file of the project is shown so. The tutorials' projects are
+  built, installed and run by ``tests/integration/test_tutorials.py``, which also checks the
+  ``output`` blocks of the programs in a tutorial folder, and runs the ```bash and ```console
+  blocks marked ``<!-- tutorial: examples/TUTORIAL -->``.
 - ``<!-- output: examples/NAME.py -->`` right before a ```text block: the block is exactly what
   that file prints.
+- ``<!-- signature: HOOK -->`` right before a ```python block: the block is the hook's exact
+  signature, checked by ``tests/unit/test_hook_docs.py`` (it is not run).
 - a ```console block: each ``$ nucleo ...`` line is run from the repository root and followed by
   exactly what it prints; ``# exit code N`` after a command says it exits with N, not 0.
 - any other ```python block (in docs/*.md or README.md) runs on its own in a fresh interpreter.
@@ -20,22 +28,39 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from docs_pages import (
+    ALL_BLOCKS,
+    DOCS,
+    EXAMPLES_DIR,
+    LANGUAGES,
+    PAGES,
+    REPO,
+    TUTORIALS,
+    Block,
+    fenced_blocks,
+    project_files,
+    projects_of,
+    tutorial_of,
+)
 
 from nucleo_core.cli.app import nucleo
 from nucleo_core.cli.sources import FILE_MODULE_PREFIX
 
-REPO = Path(__file__).resolve().parents[2]
-DOCS = REPO / "docs"
-PAGES = sorted(DOCS.glob("*.md"))
-EXAMPLES = sorted((DOCS / "examples").glob("*.py"))
+EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
+# A tutorial's files: the programs beside its projects, and every file of each project.
+TUTORIAL_FILES = [
+    path
+    for tutorial in TUTORIALS
+    for path in [
+        *sorted(tutorial.glob("*.py")),
+        *(path for project in projects_of(tutorial) for path in project_files(project)),
+    ]
+]
 
-_FENCE = re.compile(r"^```(\w*)\s*$")
-_MARKER = re.compile(r"^<!-- (example|output): (\S+) -->$")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _NAV_PAGE = re.compile(r"^\s*-\s*[^:]+:\s*(\S+\.md)\s*$")
 _EXIT_CODE = re.compile(r"#\s*exit code (\d+)\s*$")
@@ -49,51 +74,15 @@ CONSOLE_ENV: dict[str, str | None] = {
     "NO_COLOR": "1",
 }
 
-
-@dataclass(frozen=True)
-class Block:
-    """One fenced code block of a page, with the marker line right before it, if any."""
-
-    page: Path
-    line: int
-    language: str
-    text: str
-    marker: tuple[str, str] | None
-
-    @property
-    def where(self) -> str:
-        return f"{self.page.relative_to(REPO)}:{self.line}"
-
-
-def fenced_blocks(page: Path) -> list[Block]:
-    lines = page.read_text(encoding="utf-8").splitlines()
-    blocks: list[Block] = []
-    index = 0
-    while index < len(lines):
-        opening = _FENCE.match(lines[index])
-        if opening is None:
-            index += 1
-            continue
-        previous = next((line for line in reversed(lines[:index]) if line.strip()), "")
-        found = _MARKER.match(previous.strip())
-        end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
-        blocks.append(
-            Block(
-                page=page,
-                line=index + 1,
-                language=opening.group(1),
-                text="\n".join(lines[index + 1 : end]) + "\n",
-                marker=(found.group(1), found.group(2)) if found else None,
-            )
-        )
-        index = end + 1
-    return blocks
-
-
-ALL_BLOCKS = [block for page in PAGES for block in fenced_blocks(page)]
-INCLUDED = [block for block in ALL_BLOCKS if block.marker and block.marker[0] == "example"]
-OUTPUTS = [block for block in ALL_BLOCKS if block.marker and block.marker[0] == "output"]
-CONSOLES = [block for block in ALL_BLOCKS if block.language == "console"]
+INCLUDED = [block for block in ALL_BLOCKS if block.marks("example")]
+# The outputs of a tutorial's programs, and its marked console blocks, need its projects
+# installed: tests/integration/test_tutorials.py checks those.
+OUTPUTS = [
+    block for block in ALL_BLOCKS if block.marks("output") and tutorial_of(block.target) is None
+]
+CONSOLES = [
+    block for block in ALL_BLOCKS if block.language == "console" and not block.marks("tutorial")
+]
 STANDALONE = [
     block
     for block in [*ALL_BLOCKS, *fenced_blocks(REPO / "README.md")]
@@ -129,6 +118,7 @@ def test_the_docs_have_examples_and_console_blocks_to_check() -> None:
     assert INCLUDED
     assert OUTPUTS
     assert CONSOLES
+    assert TUTORIAL_FILES
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[path.name for path in EXAMPLES])
@@ -139,19 +129,23 @@ def test_every_example_program_runs(path: Path) -> None:
     assert completed.stderr == ""
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=[path.name for path in EXAMPLES])
+SHOWN = [*EXAMPLES, *TUTORIAL_FILES]
+
+
+@pytest.mark.parametrize("path", SHOWN, ids=[str(path.relative_to(EXAMPLES_DIR)) for path in SHOWN])
 def test_every_example_program_is_shown_in_the_docs(path: Path) -> None:
-    """No example program is orphaned: some page includes it verbatim."""
-    shown = {(DOCS / block.marker[1]).resolve() for block in INCLUDED if block.marker}
+    """No example program or tutorial file is orphaned: some page includes it verbatim."""
+    shown = {block.target.resolve() for block in INCLUDED}
     assert path.resolve() in shown
 
 
 @pytest.mark.parametrize("block", INCLUDED, ids=ids(INCLUDED))
 def test_included_examples_are_exactly_their_files(block: Block) -> None:
-    """A ```python block marked as an example is, byte for byte, the program that is run."""
+    """A block marked as an example is, byte for byte, the file that is run or built."""
     assert block.marker is not None
-    path = DOCS / block.marker[1]
-    assert block.language == "python", f"{block.where}: an example is shown as ```python"
+    path = block.target
+    language = LANGUAGES.get(path.suffix)
+    assert block.language == language, f"{block.where}: {path.name} is shown as ```{language}"
     assert path.is_file(), f"{block.where}: no such example {path}"
     assert block.text == path.read_text(encoding="utf-8"), (
         f"{block.where} differs from {block.marker[1]}: copy the file into the page again"
