@@ -252,25 +252,43 @@ class ToolHub:
         """
         with self._lock:
             records = self.plugins.load()
-            new = {record.plugin for record in records if record.status == "loaded"}
-            new_packs: set[str] = set()
-            for pack_tool in self.plugins.pack_tools(new):
-                self._packs.setdefault(pack_tool.pack, []).append(pack_tool.provider)
-                new_packs.add(pack_tool.pack)
-            for contributed in self.plugins.system_wide_tools(plugins=new):
-                self._system_wide.setdefault(contributed.provider.name, contributed.provider)
-            self._load_skills(new)
-            for thinker_class, catalog in self._catalogs.items():
-                widened = self._pack_tools_for(catalog.selector, only=new_packs)
-                widened += [
-                    c.provider for c in self.plugins.compatible_tools(thinker_class, plugins=new)
-                ]
-                self._widen(catalog, widened, thinker_class)
-                if catalog.skill_selector is not None:
-                    self._widen_skills(
-                        catalog, catalog.skill_selector.resolve(self.skills), thinker_class
-                    )
+            self._absorb({record.plugin for record in records if record.status == "loaded"})
             return records
+
+    def register_plugin(
+        self, plugin: object, *, name: str | None = None, distribution: str | None = None
+    ) -> PluginRecord:
+        """Register a hook plugin from code (a module or an object with ``nucleo_*`` hooks).
+
+        What it brings is taken in at once, as `load_plugins` does for an installed one: its
+        system-wide tools and skill sources are collected, and its compatible tools widen
+        every catalog already resolved.
+        """
+        with self._lock:
+            record = self.plugins.register_plugin(plugin, name=name, distribution=distribution)
+            if record.status == "loaded":
+                self._absorb({record.plugin})
+            return record
+
+    def _absorb(self, new: set[str]) -> None:
+        """Take in what the newly loaded plugins ``new`` bring, widening cached catalogs."""
+        new_packs: set[str] = set()
+        for pack_tool in self.plugins.pack_tools(new):
+            self._packs.setdefault(pack_tool.pack, []).append(pack_tool.provider)
+            new_packs.add(pack_tool.pack)
+        for contributed in self.plugins.system_wide_tools(plugins=new):
+            self._system_wide.setdefault(contributed.provider.name, contributed.provider)
+        self._load_skills(new)
+        for thinker_class, catalog in self._catalogs.items():
+            widened = self._pack_tools_for(catalog.selector, only=new_packs)
+            widened += [
+                c.provider for c in self.plugins.compatible_tools(thinker_class, plugins=new)
+            ]
+            self._widen(catalog, widened, thinker_class)
+            if catalog.skill_selector is not None:
+                self._widen_skills(
+                    catalog, catalog.skill_selector.resolve(self.skills), thinker_class
+                )
 
     # -- admission ----------------------------------------------------------------------------
 

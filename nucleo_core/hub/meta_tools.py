@@ -162,6 +162,9 @@ class RequestToolsProvider(_CatalogProvider):
     """``request_tools``: ask for tools of the thinker's catalog by name.
 
     Not read-only: it can admit any tool of the catalog, so a read-only palette sweeps it.
+    Restricting: while a loaded skill restricts the surface, ``request_tools`` stays in it,
+    with its catalog narrowed to the tools the restriction names, so a procedure can ask
+    for the tools it needs and no others.
     """
 
     __slots__ = ()
@@ -185,6 +188,11 @@ class RequestToolsProvider(_CatalogProvider):
             "what it does; granted tools can be called from your next turn, refused ones come "
             "back with the reason."
         )
+
+    @property
+    def restricting(self) -> bool:
+        """``True``: it stays in a restricted surface (its catalog is narrowed instead)."""
+        return True
 
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         """The tool that asks ``parent`` (the thinker) for the tools."""

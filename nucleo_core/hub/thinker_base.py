@@ -146,12 +146,17 @@ class ThinkerBase:
     def tool_catalog(self) -> Sequence[ToolProvider]:
         """This turn's tool catalog.
 
-        The class's catalog, less what plugins and `reconcile_catalog` withhold this turn.
+        The class's catalog, less what plugins and `reconcile_catalog` withhold this turn,
+        and narrowed to the surface restriction while one is active (a loaded skill's
+        ``allowed-tools``): the model may ask for the tools its procedure names, no others.
         """
         catalog: Sequence[ToolProvider] = self._hub.compatible_catalog(type(self))
         withheld = self._hub.withheld(self, catalog)
         if withheld:
             catalog = [provider for provider in catalog if provider.name not in withheld]
+        surface = self._registry.surface_restriction()
+        if surface is not None:
+            catalog = [p for p in catalog if p.name in surface or p.source in surface]
         if type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog:
             catalog = self.reconcile_catalog(list(catalog))
         return catalog
@@ -182,11 +187,7 @@ class ThinkerBase:
                 registry.register(provider)
             for provider in (*self._added, *self._granted):
                 registry.register(provider)
-            catalog = self.tool_catalog()
-            if catalog:
-                registry.register(self._request_tools_for(catalog))
-            else:
-                registry.unregister(REQUEST_TOOLS)
+            self._offer_catalog()
             skills = [skill for skill in self.skill_catalog() if skill not in self._skills]
             if skills:
                 registry.register(self._request_skill_for(skills))
@@ -282,6 +283,18 @@ class ThinkerBase:
             self._skills.append(skill)
             if skill.allowed_tools is not None:
                 self._registry.restrict(f"skill:{skill.name}", skill.allowed_tools)
+                if self._assembled:  # the narrowed request_tools applies at once
+                    self._offer_catalog()
+                    if self._read_only:
+                        ReadOnlyPalette.sweep(self._registry)
+
+    def _offer_catalog(self) -> None:
+        """Register ``request_tools`` over this turn's catalog, or remove it when empty."""
+        catalog = self.tool_catalog()
+        if catalog:
+            self._registry.register(self._request_tools_for(catalog))
+        else:
+            self._registry.unregister(REQUEST_TOOLS)
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} at {id(self):#x}>"

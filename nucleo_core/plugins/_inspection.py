@@ -71,6 +71,7 @@ def scan_hooks(manager: pluggy.PluginManager, plugin: object, known: Sequence[st
                 )
             elif hook in known:
                 found.add(hook)
+                problems += _signature_problems(plugin, attribute)
             elif not options.get("optionalhook"):
                 problems.append(f"names a hook that does not exist: {hook}")
             continue
@@ -87,3 +88,28 @@ def scan_hooks(manager: pluggy.PluginManager, plugin: object, known: Sequence[st
         else:
             problems.append(f"names a hook that does not exist: {attribute}")
     return HookScan(hooks=tuple(h for h in known if h in found), problems=tuple(problems))
+
+
+def _signature_problems(plugin: object, attribute: str) -> list[str]:
+    """What pluggy accepts but nucleo cannot honour in a hook implementation's signature."""
+    try:
+        function = inspect.getattr_static(plugin, attribute)
+    except AttributeError:
+        return []
+    function = getattr(function, "__func__", function)  # a staticmethod or classmethod
+    if not callable(function):
+        return []
+    problems: list[str] = []
+    if inspect.iscoroutinefunction(function):
+        problems.append(f"{attribute} is async: nucleo hooks are synchronous")
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return problems
+    for parameter in parameters:
+        if parameter.default is not parameter.empty:
+            problems.append(
+                f"{attribute} gives {parameter.name} a default, so it would never be passed: "
+                "remove the default"
+            )
+    return problems

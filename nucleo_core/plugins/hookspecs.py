@@ -6,8 +6,9 @@ implementation returns, records which distribution contributed it, and isolates 
 hook that raises, or returns the wrong type, is reported with its distribution and skipped,
 unless the host is strict).
 
-Every hook is synchronous and takes its arguments by keyword; none has default arguments
-(pluggy never passes them).
+Every hook is synchronous; an implementation receives the arguments it names, matched by
+name, and may name fewer than the specification. No argument has a default (pluggy would
+never pass it): the host refuses an implementation that gives one, or that is ``async``.
 
 =====================  ==========================================================
 concern                hooks

@@ -314,3 +314,34 @@ def test_request_skill_stays_callable_to_load_a_follow_up_skill(hub: ToolHub) ->
 
     assert attached(thinker) == ["glossary", "bookkeeping"]
     assert "write_record" in registry.available_names()
+
+
+def test_a_restriction_narrows_request_tools_to_the_catalog_tools_it_names(hub: ToolHub) -> None:
+    """A skill allowing a catalog tool keeps request_tools, offering only that tool."""
+    hub.skills.register(make_skill("release", allowed_tools=("deploy", "lookup")))
+    thinker = Assistant(hub=hub)
+    registry = thinker.reconcile_tool_registry()
+
+    thinker.request_skill("release")
+
+    provider = registry.get(REQUEST_TOOLS)
+    assert provider is not None
+    assert provider.input_schema["properties"]["tools"]["items"]["oneOf"][0]["const"] == "deploy"
+    assert registry.available_names() == ["lookup", REQUEST_TOOLS, REQUEST_SKILL]
+    assert thinker.request_tools(["deploy"]).granted == ("deploy",)
+    assert thinker.check_call("deploy").name == "deploy"
+
+
+def test_under_a_restriction_request_tools_refuses_what_the_skill_does_not_name(
+    hub: ToolHub,
+) -> None:
+    """A catalog tool the loaded skill does not name is off the narrowed catalog: refused."""
+    hub.skills.register(make_skill("reading", allowed_tools=("lookup",)))
+    thinker = Assistant(hub=hub)
+    thinker.reconcile_tool_registry()
+
+    thinker.request_skill("reading")
+    result = thinker.request_tools(["deploy"])
+
+    assert result.granted == ()
+    assert [refusal.name for refusal in result.refused] == ["deploy"]

@@ -147,12 +147,12 @@ def test_the_description_is_the_same_whatever_the_catalog() -> None:
 
 
 def test_request_tools_declares_low_risk_and_is_not_read_only() -> None:
-    """It admits arbitrary catalog tools, so it is not read-only; its call itself is low risk."""
+    """Not read-only (it admits catalog tools), low risk, restricting (narrowed, not removed)."""
     provider = RequestToolsProvider([provider_for(lookup)])
 
     assert (provider.risk, provider.risk_declared) == (Risk.LOW, True)
     assert provider.read_only is False
-    assert provider.restricting is False
+    assert provider.restricting is True
 
 
 # -- rebuilt per turn ----------------------------------------------------------------------------

@@ -842,11 +842,12 @@ def test_catalog_prints_palette_catalog_and_skills_of_a_thinker_class(
     )
     firsts = [line.split()[0] for line in palette.splitlines()[3:] if line[:1].strip()]
     assert firsts[:4] == ["note", "clock", "request_tools", "request_skill"]
-    restricted = "Not available while the attached skills restrict it: note, clock, request_tools"
-    assert restricted in palette
+    # weather-report allows current_weather and forecast: request_tools stays, offering only
+    # the catalog tools the restriction names.
+    restricted = "Not available while the attached skills restrict it: note, clock"
+    assert restricted + "\n" in palette
     assert [line.split()[0] for line in catalog.splitlines()[3:] if line[:1].strip()] == [
         "current_weather",
-        "subscribe_alerts",
     ]
     assert "weather-report" in attached
     assert "storm-warning" in offered
@@ -864,10 +865,10 @@ def test_catalog_json_has_the_palette_catalog_and_skills(site: Any, thinkers: Pa
     assert shown["thinker"] == "clitest_thinkers.Forecaster"
     assert [(tool["name"], tool["available"]) for tool in shown["palette"]] == [
         ("note", False),
-        ("request_tools", False),
+        ("request_tools", True),
         ("request_skill", True),
     ]
-    assert [tool["name"] for tool in shown["catalog"]] == ["current_weather", "subscribe_alerts"]
+    assert [tool["name"] for tool in shown["catalog"]] == ["current_weather"]
     assert [skill["name"] for skill in shown["skills"]] == ["weather-report"]
     assert {skill["name"] for skill in shown["skill_catalog"]} == {
         "weather-report",

@@ -16,6 +16,8 @@ How a page shows code (docs/*.md; the markers are read by ``tests/docs_pages.py`
   signature, checked by ``tests/unit/test_hook_docs.py`` (it is not run).
 - a ```console block: each ``$ nucleo ...`` line is run from the repository root and followed by
   exactly what it prints; ``# exit code N`` after a command says it exits with N, not 0.
+- a ```text block after ``<!-- checked by tests/unit/test_cli_plugins.py: ENV -->``: commands
+  run where the named plugins are installed; checked there.
 - any other ```python block (in docs/*.md or README.md) runs on its own in a fresh interpreter.
 """
 
