@@ -123,6 +123,11 @@ class _CatalogProvider(ToolProvider):
         return self._schema
 
     @property
+    def sequential(self) -> bool:
+        """``True``: it changes the palette; the turn's next call must see what it left."""
+        return True
+
+    @property
     def risk(self) -> Risk:
         """Declared ``low``: what it grants is decided by admission, not by the call."""
         return Risk.LOW

@@ -111,6 +111,11 @@ class ToolProvider(ABC):
         return False
 
     @property
+    def sequential(self) -> bool:
+        """Whether a call must finish before the next call of its turn is submitted."""
+        return False
+
+    @property
     def input_type(self) -> type[Any] | None:
         """The Python type ``parse_input`` returns, where there is one."""
         return None

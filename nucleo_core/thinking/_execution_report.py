@@ -1,0 +1,109 @@
+"""What a turn's tool execution produced: one outcome per call, one result per tool-use id."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal, TypeAlias
+
+from nucleo_core.models.messages import Message, ToolResultBlock
+from nucleo_core.thinking.tool_call import ToolCall
+
+__all__ = ["CallOutcome", "CallStatus", "EventKind", "ExecutionEvent", "ExecutionReport"]
+
+
+class CallStatus(StrEnum):
+    """How one call ended.
+
+    ``OK``: the tool ran and its output was rendered. ``REFUSED``: the call was not run: its
+    tool is not available, the read-only binding refused it, or it repeats an earlier id.
+    ``INVALID``: its input does not fit the tool's schema. ``FAILED``: the tool (or its
+    creation, binding or rendering) raised. ``TIMEOUT``: it did not finish in time.
+    ``CANCELLED``: it was cancelled, or never ran because the turn was.
+    """
+
+    OK = "ok"
+    REFUSED = "refused"
+    INVALID = "invalid"
+    FAILED = "failed"
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallOutcome:
+    """How one call of a turn ended, for the model (``result``) and the developer (the rest).
+
+    Attributes:
+        call: The call.
+        status: How it ended.
+        result: The result block the model reads; an error result unless ``status`` is ``OK``.
+        output: The tool's output as returned (``None`` unless ``OK``).
+        error: The exception behind a failure, with its message and traceback, for the
+            developer and the audit record; the model reads only ``result``.
+        duration: Seconds the tool ran (``0.0`` when it never started).
+    """
+
+    call: ToolCall
+    status: CallStatus
+    result: ToolResultBlock
+    output: Any = None
+    error: BaseException | None = None
+    duration: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the tool ran and produced a result."""
+        return self.status is CallStatus.OK
+
+
+EventKind: TypeAlias = Literal["submitted", "started", "finished"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExecutionEvent:
+    """A step of one call: submitted (phase 1, in call order), started running, finished.
+
+    A call refused at submission has no ``started`` event. ``outcome`` is set on ``finished``
+    events only.
+    """
+
+    kind: EventKind
+    call: ToolCall
+    outcome: CallOutcome | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionReport:
+    """A turn's tool execution: one outcome per call, in the calls' order.
+
+    ``results`` holds exactly one result per distinct tool-use id, in the calls' order;
+    a call repeating an earlier call's id is not run, and only its outcome records it.
+    """
+
+    outcomes: tuple[CallOutcome, ...]
+
+    @property
+    def results(self) -> tuple[ToolResultBlock, ...]:
+        """The result blocks to send back, one per distinct tool-use id, in the calls' order."""
+        return _first_per_id(outcome.result for outcome in self.outcomes)
+
+    def results_message(self) -> Message:
+        """The user turn that answers the assistant's tool uses: every result block, in order."""
+        return Message(role="user", content=self.results)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every call ran and produced a result."""
+        return all(outcome.ok for outcome in self.outcomes)
+
+
+def _first_per_id(results: Iterable[ToolResultBlock]) -> tuple[ToolResultBlock, ...]:
+    seen: set[str] = set()
+    kept: list[ToolResultBlock] = []
+    for result in results:
+        if result.tool_use_id not in seen:
+            seen.add(result.tool_use_id)
+            kept.append(result)
+    return tuple(kept)

@@ -1,0 +1,499 @@
+"""Two-phase parallel tool execution, keeping the tool_use/tool_result pairing invariant.
+
+A turn's tool calls run in two phases. Phase 1 takes the calls in order and submits each: it is
+checked (available in the registry, input valid against what will run, read-only binding) and,
+when it passes, its tool is created and started as a task; a call that must run alone (a
+`ConversationAware` or `RegistryAware` tool, or a meta-tool that changes the palette) finishes
+before the next call is submitted, so the next call's check sees the palette it left. Phase 2
+awaits every call still running. A concurrency cap and per-tool timeouts bound the turn
+(`ExecutionPolicy`).
+
+Results always pair: a turn with N tool uses (N distinct ids) produces N result blocks, in the
+calls' order, however the tools fail, time out or are cancelled. A refused call, a tool that
+raises, one that times out: each becomes an error result the model reads, never an exception.
+The model reads a `CorrectableError`'s message (written for it); of any other exception it reads
+only the exception's type, because the message may quote its own input or a secret; the
+exception itself is kept in the report for the developer.
+
+Cancellation follows asyncio's etiquette: `ToolExecution.run` stops every call still running,
+waits for them, and re-raises `asyncio.CancelledError`. The report stays available, complete,
+through `ToolExecution.report`, so a thinker answers the turn in a ``finally``::
+
+    execution = executor.prepare(calls, check=thinker.check_call, parent=thinker)
+    try:
+        await execution.run()
+    finally:
+        conversation.append(execution.report().results_message())
+
+`reconcile_results` covers what execution cannot: a conversation resumed after a crash, where a
+results turn is missing some answers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, final
+
+from nucleo_core.errors import CorrectableError, InvalidToolInput
+from nucleo_core.models.messages import ToolResultBlock
+from nucleo_core.thinking._execution_awareness import ConversationAware, RegistryAware, runs_alone
+from nucleo_core.thinking._execution_policy import ExecutionPolicy
+from nucleo_core.thinking._execution_reconcile import NO_RESULT, reconcile_results
+from nucleo_core.thinking._execution_render import render_output
+from nucleo_core.thinking._execution_report import (
+    CallOutcome,
+    CallStatus,
+    EventKind,
+    ExecutionEvent,
+    ExecutionReport,
+)
+from nucleo_core.tools.tool import run_tool
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from nucleo_core.thinking.tool_call import ToolCall
+    from nucleo_core.tools.provider import ToolProvider
+    from nucleo_core.tools.tool import Tool
+
+__all__ = [
+    "NO_RESULT",
+    "CallCheck",
+    "CallOutcome",
+    "CallStatus",
+    "ConversationAware",
+    "EventKind",
+    "EventObserver",
+    "ExecutionEvent",
+    "ExecutionPolicy",
+    "ExecutionReport",
+    "OutputRenderer",
+    "RegistryAware",
+    "ToolExecution",
+    "ToolExecutor",
+    "reconcile_results",
+    "render_output",
+    "runs_alone",
+]
+
+logger = logging.getLogger("nucleo.thinking")
+
+#: The per-call check: the provider a call may run, or a `CorrectableError` saying why not
+#: (``ThinkerBase.check_call``).
+CallCheck: TypeAlias = "Callable[[str], ToolProvider]"
+#: Turns a call's output into the text of its result block.
+OutputRenderer: TypeAlias = "Callable[[ToolCall, Any], str]"
+#: Receives every `ExecutionEvent`; one that raises is logged and ignored.
+EventObserver: TypeAlias = Callable[[ExecutionEvent], None]
+
+_DEFAULT_POLICY = ExecutionPolicy()
+
+
+def _render_default(call: ToolCall, output: Any) -> str:
+    return render_output(output)
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """A call that passed its checks at submission: the tool to run and its input."""
+
+    provider: ToolProvider
+    tool: Tool[Any, Any]
+    input: Any
+    alone: bool
+
+
+@final
+class ToolExecution:
+    """One turn's tool calls, run in two phases; its report is complete however the run ends.
+
+    Build one per turn and `run` it once. Read `report` after `run` returned or raised: a call
+    the run did not finish (the turn was cancelled) reads as cancelled there, so the report
+    pairs with the calls even then.
+
+    Args:
+        calls: The turn's tool calls, in the order of the assistant's tool uses.
+        check: The per-call check, run at each call's submission (``thinker.check_call``): it
+            returns the provider to run or raises `UnknownTool`, `ReadOnlyViolation` or another
+            `CorrectableError`, which becomes the call's error result.
+        parent: What tools are created for (``provider.create(parent)``): the thinker.
+        policy: Timeouts and the concurrency cap.
+        render: Turns a call's output into its result text; `render_output` by default.
+        on_event: Observes each call being submitted, started and finished.
+        conversation: Given to `ConversationAware` tools (``bind_conversation``) when set.
+        registry: Given to `RegistryAware` tools (``bind_registry``) when set.
+    """
+
+    def __init__(
+        self,
+        calls: Sequence[ToolCall],
+        *,
+        check: CallCheck,
+        parent: object,
+        policy: ExecutionPolicy = _DEFAULT_POLICY,
+        render: OutputRenderer | None = None,
+        on_event: EventObserver | None = None,
+        conversation: object | None = None,
+        registry: object | None = None,
+    ) -> None:
+        self._calls = tuple(calls)
+        self._check = check
+        self._parent = parent
+        self._policy = policy
+        self._render: OutputRenderer = render or _render_default
+        self._on_event = on_event
+        self._conversation = conversation
+        self._registry = registry
+        self._outcomes: list[CallOutcome | None] = [None] * len(self._calls)
+        self._started: dict[int, float] = {}
+        self._state: Literal["ready", "running", "ended"] = "ready"
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """The turn's calls, in order."""
+        return self._calls
+
+    @property
+    def policy(self) -> ExecutionPolicy:
+        """The policy the calls run under."""
+        return self._policy
+
+    async def run(self) -> ExecutionReport:
+        """Run the calls: submit each in order (phase 1), then await them all (phase 2).
+
+        Returns:
+            The report: one outcome per call, one result per distinct tool-use id.
+
+        Raises:
+            asyncio.CancelledError: The run was cancelled; every call still running was
+                cancelled and awaited first, and `report` is complete.
+            RuntimeError: The execution was run before.
+        """
+        import asyncio  # imported here, as in `run_tool`: asyncio is costly at package import
+
+        if self._state != "ready":
+            raise RuntimeError("a ToolExecution runs once; build one per turn")
+        self._state = "running"
+        semaphore = asyncio.Semaphore(self._policy.max_concurrency)
+        tasks: dict[int, asyncio.Task[CallOutcome]] = {}
+        submitted: set[str] = set()
+        try:
+            for index, call in enumerate(self._calls):
+                self._emit("submitted", call)
+                if call.id in submitted:
+                    self._finish(index, _duplicate(call))
+                    continue
+                submitted.add(call.id)
+                ready = self._prepare(call)
+                if isinstance(ready, CallOutcome):
+                    self._finish(index, ready)
+                    continue
+                task = asyncio.create_task(
+                    self._run_call(index, call, ready, semaphore), name=f"nucleo-tool-{call.id}"
+                )
+                tasks[index] = task
+                if ready.alone:
+                    await asyncio.wait((task,))
+                    self._collect(index, task)
+            running = [task for task in tasks.values() if not task.done()]
+            if running:
+                await asyncio.wait(running)
+            for index, task in tasks.items():
+                self._collect(index, task)
+        except BaseException:
+            await self._stop(tasks)
+            raise
+        finally:
+            self._state = "ended"
+        return self.report()
+
+    def report(self) -> ExecutionReport:
+        """The report: one outcome per call, in order.
+
+        After `run` returned it is what `run` returned; after `run` was cancelled, the calls it
+        did not finish read as cancelled; before `run`, every call does.
+
+        Raises:
+            RuntimeError: `run` is still running.
+        """
+        if self._state == "running":
+            raise RuntimeError("the execution is still running; read its report once run() ends")
+        return ExecutionReport(
+            tuple(
+                outcome if outcome is not None else _not_run(call)
+                for call, outcome in zip(self._calls, self._outcomes, strict=True)
+            )
+        )
+
+    # -- phase 1 ------------------------------------------------------------------------------
+
+    def _prepare(self, call: ToolCall) -> _Ready | CallOutcome:
+        """Check one call at its submission and create its tool, or say why it cannot run."""
+        if call.error is not None:
+            invalid = isinstance(call.error, InvalidToolInput)
+            status = CallStatus.INVALID if invalid else CallStatus.REFUSED
+            return _error(call, status, str(call.error), call.error)
+        try:
+            provider = self._check(call.name)
+        except CorrectableError as exc:
+            return _error(call, CallStatus.REFUSED, str(exc), exc)
+        except Exception as exc:
+            return _error(
+                call, CallStatus.FAILED, _internal("The call could not be checked", exc), exc
+            )
+        if call.provider is provider:
+            value = call.input
+        else:  # the palette changed since the answer was parsed: validate against what runs
+            try:
+                value = provider.parse_input(call.raw_input)
+            except CorrectableError as exc:
+                return _error(call, CallStatus.INVALID, str(exc), exc)
+            except Exception as exc:
+                message = _internal(f"The input of tool '{provider.name}' could not be read", exc)
+                return _error(call, CallStatus.FAILED, message, exc)
+        try:
+            tool = provider.create(self._parent)
+            if isinstance(tool, ConversationAware) and self._conversation is not None:
+                tool.bind_conversation(self._conversation)
+            if isinstance(tool, RegistryAware) and self._registry is not None:
+                tool.bind_registry(self._registry)
+        except Exception as exc:
+            message = _failure(f"Tool '{provider.name}' could not be started", exc)
+            return _error(call, CallStatus.FAILED, message, exc)
+        return _Ready(provider, tool, value, runs_alone(provider, tool))
+
+    async def _run_call(
+        self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
+    ) -> CallOutcome:
+        """Run one call under the concurrency cap and its timeout; never raises but cancel."""
+        import asyncio
+
+        name = ready.provider.name
+        async with semaphore:
+            self._emit("started", call)
+            seconds = self._policy.timeout_for(name)
+            deadline = asyncio.timeout(seconds)
+            started = self._started[index] = time.monotonic()
+            try:
+                async with deadline:
+                    output = await run_tool(ready.tool, ready.input)
+            except TimeoutError as exc:
+                duration = time.monotonic() - started
+                if deadline.expired():
+                    message = (
+                        f"Tool '{name}' did not finish within {seconds:g} s; its result was "
+                        "abandoned."
+                    )
+                    return _error(call, CallStatus.TIMEOUT, message, exc, duration)
+                message = _failure(f"Tool '{name}' failed", exc)  # the tool's own timeout
+                return _error(call, CallStatus.FAILED, message, exc, duration)
+            except asyncio.CancelledError as exc:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # the turn is being cancelled: `_collect` records it
+                # The tool cancelled itself (it awaited something that was cancelled).
+                return _error(
+                    call, CallStatus.CANCELLED, _cancelled(name), exc, time.monotonic() - started
+                )
+            except Exception as exc:
+                message = _failure(f"Tool '{name}' failed", exc)
+                return _error(call, CallStatus.FAILED, message, exc, time.monotonic() - started)
+            duration = time.monotonic() - started
+        try:
+            text = self._render(call, output)
+        except Exception as exc:
+            message = _failure(f"The output of tool '{name}' could not be rendered", exc)
+            return _error(call, CallStatus.FAILED, message, exc, duration)
+        return CallOutcome(
+            call=call,
+            status=CallStatus.OK,
+            result=ToolResultBlock(tool_use_id=call.id, content=text),
+            output=output,
+            duration=duration,
+        )
+
+    # -- phase 2 and the end ------------------------------------------------------------------
+
+    def _collect(self, index: int, task: asyncio.Task[CallOutcome]) -> None:
+        """Record a finished task's outcome, once."""
+        if self._outcomes[index] is not None:
+            return
+        call = self._calls[index]
+        started = self._started.get(index)
+        duration = 0.0 if started is None else time.monotonic() - started
+        if task.cancelled():
+            outcome = CallOutcome(
+                call=call,
+                status=CallStatus.CANCELLED,
+                result=_error_block(call, _cancelled(call.name)),
+                duration=duration,
+            )
+        elif (exc := task.exception()) is not None:  # only a BaseException gets this far
+            outcome = _error(
+                call, CallStatus.FAILED, _failure(f"Tool '{call.name}' failed", exc), exc, duration
+            )
+        else:
+            outcome = task.result()
+        self._finish(index, outcome)
+
+    async def _stop(self, tasks: dict[int, asyncio.Task[CallOutcome]]) -> None:
+        """Cancel every call still running, wait for them, and record every outcome."""
+        import asyncio
+
+        for task in tasks.values():
+            task.cancel()
+        running = {task for task in tasks.values() if not task.done()}
+        while running:
+            # Cancelled again while stopping: the calls were told to stop already; wait on.
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait(running)
+            running = {task for task in running if not task.done()}
+        for index, task in tasks.items():
+            self._collect(index, task)
+        for index, call in enumerate(self._calls):
+            if self._outcomes[index] is None:
+                self._finish(index, _not_run(call))
+
+    def _finish(self, index: int, outcome: CallOutcome) -> None:
+        self._outcomes[index] = outcome
+        self._emit("finished", outcome.call, outcome)
+
+    def _emit(self, kind: EventKind, call: ToolCall, outcome: CallOutcome | None = None) -> None:
+        if self._on_event is None:
+            return
+        try:
+            self._on_event(ExecutionEvent(kind=kind, call=call, outcome=outcome))
+        except Exception:
+            logger.exception("an execution event observer raised; the event was dropped")
+
+
+@final
+class ToolExecutor:
+    """Runs turns of tool calls in two phases; one per thinker, stateless between turns.
+
+    Args:
+        render: The default of every turn's ``render`` (`render_output` when ``None``).
+        on_event: The default of every turn's ``on_event``.
+    """
+
+    def __init__(
+        self, *, render: OutputRenderer | None = None, on_event: EventObserver | None = None
+    ) -> None:
+        self.render = render
+        self.on_event = on_event
+
+    def prepare(
+        self,
+        calls: Sequence[ToolCall],
+        *,
+        check: CallCheck,
+        parent: object,
+        policy: ExecutionPolicy = _DEFAULT_POLICY,
+        render: OutputRenderer | None = None,
+        on_event: EventObserver | None = None,
+        conversation: object | None = None,
+        registry: object | None = None,
+    ) -> ToolExecution:
+        """One turn's `ToolExecution`, not yet running (the arguments are `ToolExecution`'s).
+
+        Use it, rather than `execute`, to answer the turn even when it is cancelled: run it
+        and read its `ToolExecution.report` in a ``finally``.
+        """
+        return ToolExecution(
+            calls,
+            check=check,
+            parent=parent,
+            policy=policy,
+            render=render or self.render,
+            on_event=on_event or self.on_event,
+            conversation=conversation,
+            registry=registry,
+        )
+
+    async def execute(
+        self,
+        calls: Sequence[ToolCall],
+        *,
+        check: CallCheck,
+        parent: object,
+        policy: ExecutionPolicy = _DEFAULT_POLICY,
+        render: OutputRenderer | None = None,
+        on_event: EventObserver | None = None,
+        conversation: object | None = None,
+        registry: object | None = None,
+    ) -> ExecutionReport:
+        """Run one turn's calls and return the report (the arguments are `ToolExecution`'s).
+
+        Raises:
+            asyncio.CancelledError: The turn was cancelled; its calls were stopped first. The
+                report is not returned then: use `prepare` where the turn must be answered
+                even so.
+        """
+        execution = self.prepare(
+            calls,
+            check=check,
+            parent=parent,
+            policy=policy,
+            render=render,
+            on_event=on_event,
+            conversation=conversation,
+            registry=registry,
+        )
+        return await execution.run()
+
+
+# -- the result texts -------------------------------------------------------------------------
+
+
+def _error_block(call: ToolCall, message: str) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id=call.id, content=message, is_error=True)
+
+
+def _error(
+    call: ToolCall,
+    status: CallStatus,
+    message: str,
+    error: BaseException | None,
+    duration: float = 0.0,
+) -> CallOutcome:
+    return CallOutcome(
+        call=call,
+        status=status,
+        result=_error_block(call, message),
+        error=error,
+        duration=duration,
+    )
+
+
+def _failure(what: str, exc: BaseException) -> str:
+    """The model's text for a failure: a correctable error's own message, else only its type."""
+    if isinstance(exc, CorrectableError):
+        return str(exc)
+    return _internal(what, exc)
+
+
+def _internal(what: str, exc: BaseException) -> str:
+    # The exception's message is withheld: it may quote the model's input or a secret.
+    return (
+        f"{what}: an internal error ({type(exc).__name__}); the details were recorded for the "
+        "developer."
+    )
+
+
+def _cancelled(name: str) -> str:
+    return f"Tool '{name}' was cancelled before it finished."
+
+
+def _not_run(call: ToolCall) -> CallOutcome:
+    # The name is not repeated: the call may never have been checked, so it is model text.
+    message = "The call was cancelled before it ran."
+    return CallOutcome(call=call, status=CallStatus.CANCELLED, result=_error_block(call, message))
+
+
+def _duplicate(call: ToolCall) -> CallOutcome:
+    message = "This call repeats the id of an earlier call of the same turn; it was not run."
+    return CallOutcome(call=call, status=CallStatus.REFUSED, result=_error_block(call, message))

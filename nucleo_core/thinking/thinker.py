@@ -1,0 +1,255 @@
+"""`Thinker[I, O]`: the LLM loop over a palette and a conversation."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, is_dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
+
+from nucleo_core.errors import MisuseError
+from nucleo_core.hub.thinker_base import ThinkerBase
+from nucleo_core.models.declaration import ThinkerDeclaration
+from nucleo_core.models.messages import Message
+from nucleo_core.thinking.correction import ResponseCorrection
+from nucleo_core.thinking.depth import Depth
+from nucleo_core.thinking.execution import ExecutionPolicy, ToolExecutor
+from nucleo_core.thinking.llm_call import LLMCall
+from nucleo_core.thinking.transcript import render_transcript
+
+if TYPE_CHECKING:
+    from nucleo_core.conversations import ConversationContext, ConversationService
+    from nucleo_core.hub.hub import ToolHub
+    from nucleo_core.models.catalog import ModelCatalog
+    from nucleo_core.models.client import ModelClient
+    from nucleo_core.thinking.response import ThinkingResponse
+    from nucleo_core.tools.registry import ToolRegistry
+
+__all__ = ["ANSWER_REFUSED", "ContentEvent", "Thinker", "ThinkerIterationLimit"]
+
+#: What `Thinker.accept` returns to refuse a candidate answer and take another turn.
+ANSWER_REFUSED: Any = object()
+
+logger = logging.getLogger("nucleo.thinking")
+
+InputT = TypeVar("InputT")
+OutputT = TypeVar("OutputT")
+
+
+@dataclass(frozen=True, slots=True)
+class ContentEvent:
+    """A piece of a thinker's answer, streamed to whoever listens.
+
+    Attributes:
+        text: The text (for a typed answer, its JSON).
+        done: Whether this is the final chunk of the answer.
+    """
+
+    text: str
+    done: bool = False
+
+
+class ThinkerIterationLimit(MisuseError):
+    """A thinker reached its iteration cap without a final answer."""
+
+
+class Thinker(ThinkerBase, Generic[InputT, OutputT]):
+    """The LLM loop: each turn assembles the palette, makes one `LLMCall`, runs the tool calls.
+
+    A turn: the per-turn reconcile hooks and the read-only sweep build the palette
+    (`reconcile_tool_registry`), one exchange with the model is made through `LLMCall`
+    (`submit_thinking_call`, the scripted-turn seam), the answer's tool calls are run by the
+    two-phase executor — each checked at submission by `check_call` — and their results,
+    paired one to one with the tool uses, are appended as one results turn. The loop ends with
+    a final answer of the declared output type.
+
+    Args:
+        declaration: The seat: grade and answer size. Required: there is no undeclared thinker.
+        hub: The hub catalogs and admission come from.
+        catalog: The model catalog the seat is resolved in (``ModelCatalog.discover()``).
+        conversations: Where conversations live (a temporary in-memory service by default).
+        pin: An entry id that beats the grade for every call of the conversation.
+        read_only: Bind the palette read-only (latched at construction).
+        depth: How deep the thinker works.
+        execution: Timeouts and the concurrency cap of tool calls.
+        system: The system text.
+        correction: The correction budget of each exchange.
+        client: A model client to use instead of the catalog's.
+    """
+
+    #: The declared output type; read from ``Thinker[I, O]`` when a subclass parameterises it.
+    output_type: ClassVar[Any] = str
+    #: Turns before the thinker gives up waiting for a final answer.
+    max_iterations: ClassVar[int] = 12
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            origin = get_origin(base)
+            if isinstance(origin, type) and issubclass(origin, Thinker):
+                args = get_args(base)
+                if len(args) == 2 and not isinstance(args[1], TypeVar):
+                    cls.output_type = args[1]
+
+    def __init__(
+        self,
+        declaration: ThinkerDeclaration,
+        *,
+        hub: ToolHub | None = None,
+        catalog: ModelCatalog | None = None,
+        conversations: ConversationService | None = None,
+        pin: str | None = None,
+        read_only: bool = False,
+        depth: Depth = Depth.STANDARD,
+        execution: ExecutionPolicy | None = None,
+        system: str = "",
+        correction: ResponseCorrection | None = None,
+        client: ModelClient | None = None,
+    ) -> None:
+        if not isinstance(declaration, ThinkerDeclaration):
+            raise MisuseError(
+                f"{type(self).__name__} needs a ThinkerDeclaration(grade, answer_size) as its "
+                "first argument: every thinker declares its seat"
+            )
+        super().__init__(hub=hub, read_only=read_only)
+        if conversations is None:
+            from nucleo_core.conversations import ConversationService
+
+            conversations = ConversationService()  # its SQLite file is made on first durable use
+        self.declaration = declaration
+        self.catalog = catalog
+        self.conversations = conversations
+        self.pin = pin
+        self.depth = Depth(depth)
+        self.execution = execution or ExecutionPolicy()
+        self.system = system
+        self.correction = correction
+        self.client = client
+        self._executor = ToolExecutor()
+        self._transcript: str | None = None
+        self._context: ConversationContext | None = None
+        self.listeners: list[Callable[[ContentEvent], None]] = []
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(
+        self, input: InputT, *, conversation_id: str | None = None, durable: bool = False
+    ) -> OutputT:
+        """Run the objective ``input`` to a final answer of the declared output type.
+
+        Raises:
+            ThinkerIterationLimit: No final answer within ``max_iterations`` turns.
+            ResponseParseError: The model's answer stayed unparseable within the budget.
+            ResponseValidationError: The model's answer stayed invalid within the budget.
+            ModelError: The model provider failed.
+        """
+        context = self.conversations.open(conversation_id, durable=durable)
+        self._context = context
+        try:
+            context.append(Message.user(self.render_input(input)))
+            return await self.think(context)
+        finally:
+            self._transcript = render_transcript(context.messages)
+            self._context = None
+            self.conversations.close(context, registry=self.registry)
+
+    async def think(self, context: ConversationContext) -> OutputT:
+        """The loop over ``context``: turns until a final answer."""
+        for _ in range(self.max_iterations):
+            self.reconcile_tool_registry()
+            result = await self.submit_thinking_call(context)
+            context.extend(result.turns)
+            if result.final_answer:
+                accepted = await self.accept(result, context)
+                if accepted is not ANSWER_REFUSED:
+                    return accepted  # type: ignore[no-any-return]  # the declared output type
+                continue
+            execution = self._executor.prepare(
+                result.tool_calls,
+                check=self.check_call,
+                parent=self,
+                policy=self.execution,
+                conversation=context,
+                registry=self.registry,
+            )
+            try:
+                await execution.run()
+            finally:  # a cancelled turn still answers every tool use
+                context.append(execution.report().results_message())
+        raise ThinkerIterationLimit(
+            f"{type(self).__name__} reached {self.max_iterations} turns without a final answer"
+        )
+
+    async def submit_thinking_call(self, context: ConversationContext) -> ThinkingResponse[Any]:
+        """Make this turn's one exchange with the model (the scripted-turn test seam)."""
+        call: LLMCall[Any] = LLMCall(
+            declaration=self.declaration,
+            messages=context.messages_for_model(),
+            catalog=self.catalog,
+            system=self.system_text(),
+            tools=self.registry,
+            output_type=self.output_type,
+            pin=self.pin,
+            correction=self.correction,
+            client=self.client,
+        )
+        result = await call.run()
+        self.catalog = call.catalog
+        return result
+
+    async def accept(self, result: ThinkingResponse[Any], context: ConversationContext) -> Any:
+        """Accept a final answer, or return `ANSWER_REFUSED` to take another turn.
+
+        Families override this to validate the candidate answer first (a refusal appends its
+        correction to ``context``).
+        """
+        del context
+        return result.answer
+
+    # -- what the model reads -----------------------------------------------------------------
+
+    def system_text(self) -> str:
+        """The system text: the thinker's own, then each attached skill's instructions."""
+        parts = [self.system] if self.system else []
+        for skill in self.skills:
+            parts.append(f"# Skill: {skill.name}\n\n{skill.instructions}")
+        return "\n\n".join(parts)
+
+    def render_input(self, input: InputT) -> str:
+        """The objective as the first user message's text."""
+        if isinstance(input, str):
+            return input
+        dump = getattr(input, "model_dump_json", None)
+        if callable(dump):
+            return str(dump())
+        if is_dataclass(input) and not isinstance(input, type):
+            return json.dumps(asdict(input), default=str)
+        return json.dumps(input, default=str)
+
+    # -- after the run ------------------------------------------------------------------------
+
+    def transcript(self) -> str | None:
+        """The last run's conversation as text, taken as the run ended; ``None`` before."""
+        return self._transcript
+
+    def emit(self, event: ContentEvent) -> None:
+        """Send a content event to every listener."""
+        for listener in list(self.listeners):
+            listener(event)
+
+    @property
+    def conversation(self) -> ConversationContext | None:
+        """The conversation of the run in progress, if any."""
+        return self._context
+
+    def reconcile_tool_registry(self) -> ToolRegistry:
+        """Assemble the palette (see `ThinkerBase`), plus the artifact tools of the run."""
+        registry = super().reconcile_tool_registry()
+        context = self._context
+        if context is not None:
+            from nucleo_core.conversations import artifact_tools
+
+            for provider in artifact_tools(context):
+                registry.register(provider)
+        return registry
