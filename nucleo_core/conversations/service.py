@@ -1,0 +1,236 @@
+"""`ConversationService`: where conversations are opened, kept, closed and deleted."""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, final
+
+from nucleo_core.conversations.context import ConversationContext
+from nucleo_core.conversations.errors import ConversationConflict
+from nucleo_core.conversations.journal import ConversationSnapshot
+
+if TYPE_CHECKING:
+    from nucleo_core.conversations.sqlite_store import SQLiteConversationStore
+    from nucleo_core.tools.registry import ToolRegistry
+
+__all__ = ["CONVERSATIONS_ENVIRONMENT_VARIABLE", "ConversationService", "default_store_path"]
+
+#: Names the SQLite file durable conversations are kept in, when no path is given.
+CONVERSATIONS_ENVIRONMENT_VARIABLE = "NUCLEO_CONVERSATIONS"
+
+
+def default_store_path() -> Path:
+    """Where durable conversations are kept when `ConversationService` is given no path.
+
+    ``$NUCLEO_CONVERSATIONS`` when set; else ``conversations.sqlite3`` in ``nucleo`` under
+    ``$XDG_DATA_HOME``, which defaults to ``~/.local/share``.
+    """
+    configured = os.environ.get(CONVERSATIONS_ENVIRONMENT_VARIABLE)
+    if configured:
+        return Path(configured).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
+    return Path(data_home).expanduser() / "nucleo" / "conversations.sqlite3"
+
+
+@final
+class ConversationService:
+    """Gives each run a `ConversationContext`, and keeps the durable ones.
+
+    - **Temporary** conversations live in memory only and vanish when closed.
+    - **Durable** conversations are kept in a SQLite file (write-ahead log, ``synchronous=FULL``)
+      and survive a restart of the process: opening a stored id loads its messages, skills,
+      markers, summary, carried states, metadata and artifacts. Every change is committed
+      before it shows in the context.
+    - The file is created, with its folder, on the first durable use, never before: a service
+      that only runs temporary conversations touches no disk. ``":memory:"`` keeps durable
+      conversations in an in-memory database instead, for as long as the service runs.
+    - A conversation open in this service is one object: opening its id again returns it.
+    - Safe from several threads (one SQLite connection behind a lock). One process should
+      write a given conversation at a time; several may read the same file.
+
+    Use the service as a context manager, or call `shutdown`, to close the database.
+
+    Args:
+        path: The SQLite file; see `default_store_path` for the default.
+    """
+
+    __slots__ = ("_lock", "_open", "_store", "path")
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path: str = os.fspath(path) if path is not None else os.fspath(default_store_path())
+        self._store: SQLiteConversationStore | None = None
+        self._open: dict[str, ConversationContext] = {}
+        self._lock = threading.RLock()
+
+    # -- conversations ----------------------------------------------------------------------
+
+    def open(
+        self, conversation_id: str | None = None, *, durable: bool = False
+    ) -> ConversationContext:
+        """The conversation ``conversation_id``: the open one, the stored one, or a new one.
+
+        Args:
+            conversation_id: The id; a new conversation with a fresh ``uuid4`` hex id when
+                ``None``.
+            durable: Keep the conversation in the store. A stored id is loaded with everything
+                it holds; an unknown one is created (and stored) now.
+
+        Raises:
+            ConversationConflict: The id names a durable conversation and ``durable`` is false,
+                or a temporary one open here and ``durable`` is true (see `make_durable`).
+            ConversationStoreError: The store cannot be opened or holds a corrupt record of the
+                conversation.
+        """
+        with self._lock:
+            if conversation_id is None:
+                conversation_id = uuid.uuid4().hex
+            context = self._open.get(conversation_id)
+            if context is not None:
+                if context.durable != durable:
+                    raise _mode_conflict(conversation_id, context.durable)
+                return context
+            if durable:
+                store = self._journal()
+                snapshot = store.load(conversation_id)
+                if snapshot is None:
+                    snapshot = ConversationSnapshot(id=conversation_id, created=datetime.now(UTC))
+                    store.create(snapshot)
+                context = ConversationContext._restore(snapshot, store)
+            else:
+                if self._store_if_any() is not None and self._journal().exists(conversation_id):
+                    raise _mode_conflict(conversation_id, durable=True)
+                context = ConversationContext(conversation_id)
+            self._open[conversation_id] = context
+            return context
+
+    def close(self, context: ConversationContext, *, registry: ToolRegistry | None = None) -> None:
+        """End this use of ``context``: a temporary one is discarded, a durable one kept.
+
+        A durable context has nothing left to write (every change was committed as it was
+        made). The context is closed either way: it can be read, not changed. Closing twice
+        is harmless.
+
+        Args:
+            context: The context to close.
+            registry: The run's tool registry; when given, every tool in it is told the
+                conversation ended (``forget_conversation_state``), even if closing failed.
+        """
+        try:
+            with self._lock:
+                if self._open.get(context.id) is context:
+                    del self._open[context.id]
+                context._close()
+        finally:
+            if registry is not None:
+                registry.forget_conversation_state()
+
+    def make_durable(self, context: ConversationContext) -> None:
+        """Store a temporary ``context`` with everything it holds, and keep it from now on.
+
+        Raises:
+            ConversationConflict: A different conversation of that id is stored already.
+            ConversationClosedError: The context was closed.
+            ConversationStoreError: The context could not be stored.
+        """
+        with self._lock:
+            if context.durable:
+                return
+            store = self._journal()
+            if store.exists(context.id):
+                raise ConversationConflict(
+                    f"a durable conversation {context.id} is stored already; "
+                    "open it with durable=True instead"
+                )
+            context._bind(store)
+            self._open.setdefault(context.id, context)
+
+    def delete(self, conversation_id: str) -> bool:
+        """Delete the conversation (stored or open) and everything kept with it.
+
+        An open context of that id is closed first.
+
+        Returns:
+            Whether there was anything to delete.
+        """
+        with self._lock:
+            context = self._open.pop(conversation_id, None)
+            if context is not None:
+                context._close()
+            stored = self._store_if_any() is not None and self._journal().delete(conversation_id)
+            return stored or context is not None
+
+    def exists(self, conversation_id: str) -> bool:
+        """Whether the id names a stored conversation or one open here."""
+        with self._lock:
+            if conversation_id in self._open:
+                return True
+            return self._store_if_any() is not None and self._journal().exists(conversation_id)
+
+    def list_ids(self) -> list[str]:
+        """The ids `exists` is true for: stored ones oldest first, then open temporary ones."""
+        with self._lock:
+            stored = self._journal().ids() if self._store_if_any() is not None else []
+            known = set(stored)
+            temporary = [cid for cid, ctx in self._open.items() if not ctx.durable]
+            return stored + [cid for cid in temporary if cid not in known]
+
+    # -- the store --------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Close every open conversation and the database (a later durable use reopens it).
+
+        With ``":memory:"``, the durable conversations are gone afterwards.
+        """
+        with self._lock:
+            for context in list(self._open.values()):
+                context._close()
+            self._open.clear()
+            store, self._store = self._store, None
+            if store is not None:
+                store.close()
+
+    def __enter__(self) -> ConversationService:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.shutdown()
+
+    def __repr__(self) -> str:
+        return f"<ConversationService {self.path} {len(self._open)} open>"
+
+    def _journal(self) -> SQLiteConversationStore:
+        if self._store is None:
+            # Imported here: `import nucleo_core` must not import sqlite3.
+            from nucleo_core.conversations.sqlite_store import SQLiteConversationStore
+
+            self._store = SQLiteConversationStore(self.path)
+        return self._store
+
+    def _store_if_any(self) -> SQLiteConversationStore | None:
+        """The store, when there is anything stored to consult (without creating the file)."""
+        if self._store is not None:
+            return self._store
+        if self.path != ":memory:" and Path(self.path).exists():
+            return self._journal()
+        return None
+
+
+def _mode_conflict(conversation_id: str, durable: bool) -> ConversationConflict:
+    if durable:
+        return ConversationConflict(
+            f"conversation {conversation_id} is durable: open it with durable=True"
+        )
+    return ConversationConflict(
+        f"conversation {conversation_id} is open as a temporary conversation: use "
+        "make_durable(context) to keep it"
+    )

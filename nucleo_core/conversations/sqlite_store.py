@@ -1,0 +1,491 @@
+"""`SQLiteConversationStore`: durable conversations in one SQLite file.
+
+Imported only when a durable conversation is first used, so that ``import nucleo_core`` never
+imports ``sqlite3``.
+
+- **Durability**: write-ahead logging with ``synchronous=FULL``, so a committed change is on
+  disk before the call that made it returns; a process killed at any moment leaves every
+  committed change readable by the next one.
+- **Transactions**: every journal call is one ``BEGIN IMMEDIATE`` ... ``COMMIT``; a failure
+  rolls the whole change back and raises `ConversationStoreError`.
+- **Threads**: one connection, shared by every thread under a lock.
+- **Schema**: versioned by ``PRAGMA user_version``; a file written by a later schema is refused
+  rather than misread. Messages, carried states and metadata are stored as the JSON records of
+  `message_codec`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, final
+
+from nucleo_core.conversations.artifacts import Artifact
+from nucleo_core.conversations.errors import ConversationStoreError
+from nucleo_core.conversations.journal import ConversationSnapshot
+from nucleo_core.conversations.marker import Marker
+from nucleo_core.conversations.message_codec import (
+    decode_carried,
+    decode_message,
+    encode_carried,
+    encode_message,
+)
+
+if TYPE_CHECKING:
+    from nucleo_core.models.messages import Message
+    from nucleo_core.tools.state import CarriedState
+
+__all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
+
+#: The schema this module writes; a file of a later version is refused.
+SCHEMA_VERSION = 1
+
+MEMORY = ":memory:"
+
+_SCHEMA = """
+CREATE TABLE conversations (
+    id TEXT PRIMARY KEY,
+    created TEXT NOT NULL,
+    summary TEXT,
+    carried TEXT NOT NULL
+);
+CREATE TABLE messages (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (conversation_id, position)
+) WITHOUT ROWID;
+CREATE TABLE skills (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (conversation_id, position)
+) WITHOUT ROWID;
+CREATE TABLE markers (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at TEXT NOT NULL,
+    position INTEGER,
+    PRIMARY KEY (conversation_id, number)
+) WITHOUT ROWID;
+CREATE TABLE metadata (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (conversation_id, key)
+) WITHOUT ROWID;
+CREATE TABLE artifacts (
+    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    content TEXT NOT NULL,
+    media_type TEXT NOT NULL,
+    created TEXT NOT NULL,
+    UNIQUE (conversation_id, id)
+);
+"""
+
+
+@final
+class SQLiteConversationStore:
+    """The `ConversationJournal` of durable conversations, in a SQLite file.
+
+    Args:
+        path: The database file (created, with its folder, on first connection), or
+            ``":memory:"`` for a database that lives as long as this store.
+    """
+
+    __slots__ = ("_closed", "_connection", "_lock", "path")
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+        self._lock = threading.RLock()
+
+    # -- the connection -----------------------------------------------------------------------
+
+    def file_exists(self) -> bool:
+        """Whether there is anything to read yet (an open connection, or the file)."""
+        return self._connection is not None or (self.path != MEMORY and Path(self.path).exists())
+
+    def close(self) -> None:
+        """Close the connection; the store cannot be used afterwards."""
+        with self._lock:
+            self._closed = True
+            connection, self._connection = self._connection, None
+            if connection is not None:
+                connection.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._connection is not None:
+            return self._connection
+        if self._closed:
+            raise ConversationStoreError(f"the conversation store {self.path} was closed")
+        try:
+            if self.path != MEMORY:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(
+                self.path, timeout=10.0, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise ConversationStoreError(
+                f"cannot open the conversation store {self.path}: {exc}"
+            ) from exc
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=FULL")
+            connection.execute("PRAGMA foreign_keys=ON")
+            self._migrate(connection)
+        except BaseException as exc:
+            connection.close()
+            if isinstance(exc, sqlite3.Error):
+                raise ConversationStoreError(
+                    f"cannot use the conversation store {self.path}: {exc}"
+                ) from exc
+            raise
+        self._connection = connection
+        return connection
+
+    def _migrate(self, connection: sqlite3.Connection) -> None:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = connection.execute("PRAGMA user_version").fetchone()
+            if version > SCHEMA_VERSION:
+                raise ConversationStoreError(
+                    f"the conversation store {self.path} has schema version {version}, newer "
+                    f"than this nucleo reads (up to {SCHEMA_VERSION}); upgrade nucleo-core"
+                )
+            if version == 0:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+                connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self, doing: str, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            connection = self._connect()
+            try:
+                connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                try:
+                    yield connection
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+                connection.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise ConversationStoreError(f"cannot {doing}: {exc}") from exc
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def ids(self) -> list[str]:
+        """Every stored conversation id, oldest first."""
+        if not self.file_exists():
+            return []
+        with self._transaction("list conversations", write=False) as db:
+            rows = db.execute("SELECT id FROM conversations ORDER BY created, rowid").fetchall()
+        return [row[0] for row in rows]
+
+    def exists(self, conversation_id: str) -> bool:
+        """Whether a conversation of that id is stored."""
+        if not self.file_exists():
+            return False
+        with self._transaction("look up a conversation", write=False) as db:
+            row = db.execute(
+                "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        return row is not None
+
+    def load(self, conversation_id: str) -> ConversationSnapshot | None:
+        """Everything stored for the conversation, or ``None`` when it is not stored.
+
+        Raises:
+            ConversationStoreError: A record of it is corrupt; the message names which.
+        """
+        if not self.file_exists():
+            return None
+        with self._transaction(f"load conversation {conversation_id}", write=False) as db:
+            head = db.execute(
+                "SELECT created, summary, carried FROM conversations WHERE id = ?",
+                (conversation_id,),
+            ).fetchone()
+            if head is None:
+                return None
+            messages = db.execute(
+                "SELECT position, record FROM messages WHERE conversation_id = ? ORDER BY position",
+                (conversation_id,),
+            ).fetchall()
+            skills = db.execute(
+                "SELECT name FROM skills WHERE conversation_id = ? ORDER BY position",
+                (conversation_id,),
+            ).fetchall()
+            markers = db.execute(
+                "SELECT kind, reason, at, position FROM markers WHERE conversation_id = ? "
+                "ORDER BY number",
+                (conversation_id,),
+            ).fetchall()
+            metadata = db.execute(
+                "SELECT key, value FROM metadata WHERE conversation_id = ? ORDER BY key",
+                (conversation_id,),
+            ).fetchall()
+            artifacts = db.execute(
+                "SELECT id, content, media_type, created FROM artifacts "
+                "WHERE conversation_id = ? ORDER BY rowid",
+                (conversation_id,),
+            ).fetchall()
+        return _Reader(conversation_id).snapshot(
+            head, messages, skills, markers, metadata, artifacts
+        )
+
+    # -- the journal --------------------------------------------------------------------------
+
+    def create(self, snapshot: ConversationSnapshot) -> None:
+        """Store a new conversation with everything ``snapshot`` holds."""
+        cid = snapshot.id
+        with self._transaction(f"create conversation {cid}") as db:
+            db.execute(
+                "INSERT INTO conversations (id, created, summary, carried) VALUES (?, ?, ?, ?)",
+                (cid, snapshot.created.isoformat(), snapshot.summary, _carried(snapshot.carried)),
+            )
+            _insert_messages(db, cid, 0, snapshot.messages)
+            db.executemany(
+                "INSERT INTO skills (conversation_id, position, name) VALUES (?, ?, ?)",
+                [(cid, index, name) for index, name in enumerate(snapshot.skills)],
+            )
+            _insert_markers(db, cid, snapshot.markers)
+            db.executemany(
+                "INSERT INTO metadata (conversation_id, key, value) VALUES (?, ?, ?)",
+                [(cid, key, _json(value)) for key, value in snapshot.metadata.items()],
+            )
+            for artifact in snapshot.artifacts:
+                _insert_artifact(db, cid, artifact)
+
+    def append_messages(
+        self, conversation_id: str, start: int, messages: Sequence[Message]
+    ) -> None:
+        """Store ``messages`` at positions ``start``, ``start + 1``, ..."""
+        records = [encode_message(message) for message in messages]
+        with self._transaction(f"append to conversation {conversation_id}") as db:
+            _insert_records(db, conversation_id, start, records)
+
+    def truncate(self, conversation_id: str, keep: int, marker: Marker, marker_index: int) -> None:
+        """Drop every message from position ``keep`` on and record ``marker``."""
+        with self._transaction(f"roll back conversation {conversation_id}") as db:
+            db.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND position >= ?",
+                (conversation_id, keep),
+            )
+            db.execute(
+                "UPDATE markers SET position = ? WHERE conversation_id = ? AND position > ?",
+                (keep, conversation_id, keep),
+            )
+            _insert_marker(db, conversation_id, marker_index, marker)
+
+    def add_marker(self, conversation_id: str, index: int, marker: Marker) -> None:
+        """Record ``marker`` as the conversation's marker number ``index``."""
+        with self._transaction(f"record a marker in conversation {conversation_id}") as db:
+            _insert_marker(db, conversation_id, index, marker)
+
+    def add_skill(self, conversation_id: str, index: int, name: str) -> None:
+        """Record skill ``name`` as the conversation's attached skill number ``index``."""
+        with self._transaction(f"attach a skill to conversation {conversation_id}") as db:
+            db.execute(
+                "INSERT INTO skills (conversation_id, position, name) VALUES (?, ?, ?)",
+                (conversation_id, index, name),
+            )
+
+    def set_metadata(self, conversation_id: str, key: str, value: object) -> None:
+        """Set metadata ``key`` to the JSON value ``value``."""
+        encoded = _json(value)
+        with self._transaction(f"set metadata of conversation {conversation_id}") as db:
+            db.execute(
+                "INSERT INTO metadata (conversation_id, key, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (conversation_id, key) DO UPDATE SET value = excluded.value",
+                (conversation_id, key, encoded),
+            )
+
+    def compact(
+        self,
+        conversation_id: str,
+        messages: Sequence[Message],
+        *,
+        summary: str,
+        carried: Sequence[CarriedState],
+        markers: Sequence[Marker],
+    ) -> None:
+        """Replace every message, the summary, the carried states and the markers at once."""
+        records = [encode_message(message) for message in messages]
+        carried_record = _carried(carried)
+        with self._transaction(f"compact conversation {conversation_id}") as db:
+            db.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
+            _insert_records(db, conversation_id, 0, records)
+            db.execute("DELETE FROM markers WHERE conversation_id = ?", (conversation_id,))
+            _insert_markers(db, conversation_id, markers)
+            db.execute(
+                "UPDATE conversations SET summary = ?, carried = ? WHERE id = ?",
+                (summary, carried_record, conversation_id),
+            )
+
+    def keep_artifact(self, conversation_id: str, artifact: Artifact) -> None:
+        """Store ``artifact`` with the conversation."""
+        with self._transaction(f"keep an artifact of conversation {conversation_id}") as db:
+            _insert_artifact(db, conversation_id, artifact)
+
+    def delete(self, conversation_id: str) -> bool:
+        """Delete the conversation and everything stored with it; ``False`` if not stored."""
+        if not self.file_exists():
+            return False
+        with self._transaction(f"delete conversation {conversation_id}") as db:
+            cursor = db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            return cursor.rowcount > 0
+
+
+# -- writing helpers -----------------------------------------------------------------------------
+
+
+def _carried(states: Sequence[CarriedState]) -> str:
+    return encode_carried(list(states))
+
+
+def _json(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ConversationStoreError("metadata must be a JSON value") from exc
+
+
+def _insert_messages(
+    db: sqlite3.Connection, cid: str, start: int, messages: Sequence[Message]
+) -> None:
+    _insert_records(db, cid, start, [encode_message(message) for message in messages])
+
+
+def _insert_records(db: sqlite3.Connection, cid: str, start: int, records: Sequence[str]) -> None:
+    db.executemany(
+        "INSERT INTO messages (conversation_id, position, record) VALUES (?, ?, ?)",
+        [(cid, start + offset, record) for offset, record in enumerate(records)],
+    )
+
+
+def _insert_markers(db: sqlite3.Connection, cid: str, markers: Sequence[Marker]) -> None:
+    for index, marker in enumerate(markers):
+        _insert_marker(db, cid, index, marker)
+
+
+def _insert_marker(db: sqlite3.Connection, cid: str, index: int, marker: Marker) -> None:
+    db.execute(
+        "INSERT INTO markers (conversation_id, number, kind, reason, at, position) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (cid, index, marker.kind, marker.reason, marker.at.isoformat(), marker.position),
+    )
+
+
+def _insert_artifact(db: sqlite3.Connection, cid: str, artifact: Artifact) -> None:
+    try:
+        db.execute(
+            "INSERT INTO artifacts (conversation_id, id, content, media_type, created) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (cid, artifact.id, artifact.content, artifact.media_type, artifact.created.isoformat()),
+        )
+    except UnicodeEncodeError as exc:
+        # A lone surrogate (text decoded with surrogateescape, say) has no UTF-8 form.
+        raise ConversationStoreError(
+            f"cannot store artifact {artifact.id}: its text is not valid Unicode"
+        ) from exc
+
+
+# -- reading helpers -----------------------------------------------------------------------------
+
+
+class _Reader:
+    """Decodes one conversation's rows, naming the conversation and row in every error."""
+
+    __slots__ = ("cid",)
+
+    def __init__(self, cid: str) -> None:
+        self.cid = cid
+
+    def snapshot(
+        self,
+        head: Sequence[Any],
+        messages: Sequence[Sequence[Any]],
+        skills: Sequence[Sequence[Any]],
+        markers: Sequence[Sequence[Any]],
+        metadata: Sequence[Sequence[Any]],
+        artifacts: Sequence[Sequence[Any]],
+    ) -> ConversationSnapshot:
+        created, summary, carried = head
+        decoded: list[Message] = []
+        for expected, (position, record) in enumerate(messages):
+            if position != expected:
+                self._fail(f"message {expected} is missing")
+            decoded.append(self._decode(f"message {position}", decode_message, record))
+        return ConversationSnapshot(
+            id=self.cid,
+            created=self._time("its creation time", created),
+            messages=tuple(decoded),
+            skills=tuple(row[0] for row in skills),
+            markers=tuple(
+                Marker(
+                    kind=kind, reason=reason, at=self._time(f"marker {index}", at), position=place
+                )
+                for index, (kind, reason, at, place) in enumerate(markers)
+            ),
+            summary=summary,
+            carried=self._decode("its carried state", decode_carried, carried),
+            metadata={
+                key: self._decode(f"metadata {key!r}", _decode_json, value)
+                for key, value in metadata
+            },
+            artifacts=tuple(
+                Artifact(
+                    id=artifact_id,
+                    content=content,
+                    media_type=media_type,
+                    created=self._time(f"artifact {artifact_id}", when),
+                )
+                for artifact_id, content, media_type, when in artifacts
+            ),
+        )
+
+    def _decode(self, what: str, decode: Any, record: object) -> Any:
+        if not isinstance(record, str):
+            self._fail(f"{what} is not text")
+        try:
+            return decode(record)
+        except ConversationStoreError as exc:
+            raise ConversationStoreError(f"conversation {self.cid}, {what}: {exc}") from exc
+
+    def _time(self, what: str, value: object) -> datetime:
+        try:
+            if not isinstance(value, str):
+                raise TypeError(value)
+            return datetime.fromisoformat(value)
+        except (TypeError, ValueError) as exc:
+            raise ConversationStoreError(
+                f"conversation {self.cid}, {what}: not an ISO timestamp"
+            ) from exc
+
+    def _fail(self, problem: str) -> NoReturn:
+        raise ConversationStoreError(f"corrupt conversation {self.cid}: {problem}")
+
+
+def _decode_json(record: str) -> object:
+    try:
+        return json.loads(record)
+    except ValueError as exc:
+        raise ConversationStoreError("corrupt metadata record: it is not JSON") from exc
