@@ -8,12 +8,19 @@ Errors are kept apart by who has to act on them::
     │   ├── InvalidToolInput        a tool call's input does not fit the published schema
     │   ├── UnknownTool             a call named a tool the registry cannot reach
     │   ├── ReadOnlyViolation       a read-only palette was asked to run a mutating tool
-    │   └── AnswerRefused           an answer the declared output type cannot hold
+    │   ├── AnswerRefused           an answer the declared output type cannot hold
+    │   └── ArtifactError           (nucleo_core.conversations) ArtifactNotFound,
+    │                               ArtifactPathError, ArtifactSearchError
     ├── MisuseError                 meant for the developer: a mistake in code or configuration
     │   ├── ToolDeclarationError    a tool is misdeclared (every problem listed at once)
     │   ├── SchemaRefinementError   a schema refiner failed; the unrefined schema is not published
     │   ├── ToolCollisionError      two different kinds of provider claim one tool name
-    │   └── ModelNotConfigured      a model cannot be reached as configured (key, server, entry)
+    │   ├── ModelNotConfigured      a model cannot be reached as configured (key, server, entry)
+    │   ├── PluginError             (nucleo_core.plugins) a plugin failed and the host is strict
+    │   ├── SkillFormatError        (nucleo_core.skills) a skill folder breaks the Agent Skills
+    │   │                           layout; SkillCollisionError: two bundles, one skill name
+    │   └── ConversationError       (nucleo_core.conversations) ConversationStoreError,
+    │                               ConversationClosedError, ConversationConflict
     ├── ModelError                  a model provider did not answer usably
     │   ├── ModelRateLimited        429; carries the provider's retry-after, when it gave one
     │   ├── ModelServerError        the provider failed (5xx)

@@ -14,11 +14,12 @@ import json
 import threading
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, final
 
 from nucleo_core.conversations.errors import ArtifactNotFound, ConversationClosedError
+from nucleo_core.models.messages import ContentBlock, Message, ToolResultBlock
 
 if TYPE_CHECKING:
     from nucleo_core.conversations.journal import ConversationJournal
@@ -160,6 +161,31 @@ class ArtifactStore:
             return text
         ref = self.keep(text, media_type or _sniff(text))
         return self.preview(ref, preview_chars)
+
+    def custody_results(
+        self,
+        message: Message,
+        *,
+        threshold_chars: int = DEFAULT_THRESHOLD_CHARS,
+        preview_chars: int = DEFAULT_PREVIEW_CHARS,
+    ) -> Message:
+        """``message`` with every tool result longer than the threshold replaced by its preview.
+
+        The results turn a thinker appends after running a turn's tool calls goes through
+        here; ids, order and error flags are kept, so the pairing of uses and results holds.
+        The message itself is returned when nothing was long enough to keep.
+        """
+        changed = False
+        blocks: list[ContentBlock] = []
+        for block in message.content:
+            if isinstance(block, ToolResultBlock) and len(block.content) > threshold_chars:
+                shown = self.custody(
+                    block.content, threshold_chars=threshold_chars, preview_chars=preview_chars
+                )
+                block = replace(block, content=shown)
+                changed = True
+            blocks.append(block)
+        return Message(role=message.role, content=tuple(blocks)) if changed else message
 
     # -- reading ----------------------------------------------------------------------------
 

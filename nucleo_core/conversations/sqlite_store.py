@@ -124,6 +124,13 @@ class SQLiteConversationStore:
             if connection is not None:
                 connection.close()
 
+    def __del__(self) -> None:
+        # A store dropped without `close` (a service never shut down) closes its connection
+        # here, so that Python 3.13+ does not warn about it; everything was committed already.
+        connection = getattr(self, "_connection", None)
+        if connection is not None:
+            connection.close()
+
     def _connect(self) -> sqlite3.Connection:
         if self._connection is not None:
             return self._connection

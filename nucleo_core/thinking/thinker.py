@@ -176,7 +176,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             try:
                 await execution.run()
             finally:  # a cancelled turn still answers every tool use
-                context.append(execution.report().results_message())
+                results = execution.report().results_message()
+                # Artifact custody: a large output is kept aside, a preview goes in the turn.
+                context.append(context.artifacts.custody_results(results))
         raise ThinkerIterationLimit(
             f"{type(self).__name__} reached {self.max_iterations} turns without a final answer"
         )

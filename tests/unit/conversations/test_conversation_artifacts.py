@@ -15,6 +15,7 @@ from nucleo_core.conversations import (
     ConversationStoreError,
 )
 from nucleo_core.errors import CorrectableError
+from nucleo_core.models.messages import Message, ToolResultBlock
 
 
 def test_text_up_to_the_threshold_goes_into_the_conversation_as_it_is() -> None:
@@ -146,3 +147,19 @@ def test_only_text_can_be_kept() -> None:
     """An artifact's content is text: bytes are refused with a TypeError."""
     with pytest.raises(TypeError, match="text"):
         ArtifactStore().keep(b"raw")  # type: ignore[arg-type]
+
+
+def test_a_results_turn_keeps_long_results_as_artifacts() -> None:
+    """custody_results previews each long tool result, keeping ids, order and error flags."""
+    store = ArtifactStore()
+    short = ToolResultBlock(tool_use_id="a", content="ok")
+    long = ToolResultBlock(tool_use_id="b", content="z" * 5000, is_error=True)
+    message = Message(role="user", content=(short, long))
+    kept = store.custody_results(message)
+    assert kept.content[0] is short
+    (artifact,) = store
+    assert kept.content[1] == ToolResultBlock(
+        tool_use_id="b", content=store.preview(artifact.ref), is_error=True
+    )
+    untouched = Message(role="user", content=(short,))
+    assert store.custody_results(untouched) is untouched

@@ -7,8 +7,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _conversation_strategies import messages
@@ -25,7 +26,10 @@ from nucleo_core.conversations import (
     default_store_path,
 )
 from nucleo_core.models.messages import Message
+from nucleo_core.tools import ToolProvider, ToolRegistry
+from nucleo_core.tools.provider import RawInput
 from nucleo_core.tools.state import CarriedState
+from nucleo_core.tools.tool import Tool
 
 
 @pytest.fixture
@@ -305,3 +309,47 @@ def test_importing_nucleo_does_not_import_sqlite3() -> None:
         "assert 'pydantic' not in sys.modules, 'pydantic imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+class _Forgetful(ToolProvider):
+    """A provider that records being told the conversation ended, and may fail at it."""
+
+    def __init__(self, name: str, told: list[str], *, fails: bool = False) -> None:
+        self._name, self._told, self._fails = name, told, fails
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        return "forgets"
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        return {"type": "object"}
+
+    def parse_input(self, raw: RawInput) -> Any:
+        return raw
+
+    def create(self, parent: object | None = None) -> Tool[Any, Any]:
+        raise NotImplementedError
+
+    def forget_conversation_state(self) -> None:
+        self._told.append(self._name)
+        if self._fails:
+            raise RuntimeError(f"{self._name} failed to forget")
+
+
+def test_closing_with_a_registry_tells_every_tool(service: ConversationService) -> None:
+    """close(context, registry=...) reaches every tool, even past one that fails, and closes."""
+    told: list[str] = []
+    registry = ToolRegistry(
+        [_Forgetful("a", told), _Forgetful("b", told, fails=True), _Forgetful("c", told)]
+    )
+    context = service.open("c", durable=True)
+    with pytest.raises(ExceptionGroup) as caught:
+        service.close(context, registry=registry)
+    assert told == ["a", "b", "c"]
+    assert [str(e) for e in caught.value.exceptions] == ["b failed to forget"]
+    assert context.closed
