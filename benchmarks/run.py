@@ -17,7 +17,10 @@ Sections:
     (e) the overhead of one ``LLMCall`` round trip with a 20-tool palette (scripted model);
     (f) a fresh process to a resolved catalog of 200 installed plugins x 25 tools (generated
         into a throwaway directory), next to ``llm`` loading 200 tool plugins of that size;
-    (g) the per-turn cost of a thinker's tool definitions, 50-tool palette, 5,000-tool catalog.
+    (g) the per-turn cost of a thinker's tool definitions, 50-tool palette, 5,000-tool catalog;
+    (h) 8 tools of 200 ms requested in one turn of a thinker (async tools, then sync tools);
+    (i) the framework overhead of one loop turn (scripted model, 20-tool palette, two tool
+        calls), next to pydantic-ai (FunctionModel) and the OpenAI Agents SDK (scripted Model).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from bench_calls import run_calls_section
 from bench_exchange import run_exchange_section
 from bench_harness import Verdict, print_heading
 from bench_imports import run_imports_section
+from bench_loop import run_loop_overhead_section, run_parallel_tools_section
 from bench_plugins import run_cold_catalog_section, run_turn_definitions_section
 from bench_tools import run_tools_section
 
@@ -84,8 +88,15 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--turns", type=_positive, default=500, help="turns per round in (g)")
     parser.add_argument("--turn-rounds", type=_positive, default=5, help="timed rounds in (g)")
     parser.add_argument(
+        "--parallel-runs", type=_positive, default=7, help="timed thinker runs per variant (h)"
+    )
+    parser.add_argument(
+        "--loop-runs", type=_positive, default=500, help="runs per framework per round in (i)"
+    )
+    parser.add_argument("--loop-rounds", type=_positive, default=7, help="timed rounds in (i)")
+    parser.add_argument(
         "--sections",
-        default="abcdefg",
+        default="abcdefghi",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -100,6 +111,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.exchanges = 100
         arguments.plugins, arguments.plugin_runs = 20, 2
         arguments.catalog_tools, arguments.turns, arguments.turn_rounds = 500, 50, 2
+        arguments.parallel_runs = 2
+        arguments.loop_runs, arguments.loop_rounds = 50, 2
     return arguments
 
 
@@ -153,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
         verdicts += run_turn_definitions_section(
             arguments.palette_tools, arguments.catalog_tools, arguments.turns, arguments.turn_rounds
         )
+    if "h" in sections:
+        verdicts += run_parallel_tools_section(arguments.parallel_runs)
+    if "i" in sections:
+        verdicts += run_loop_overhead_section(arguments.loop_runs, arguments.loop_rounds)
     _print_summary(verdicts)
     print(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     if arguments.strict and any(verdict.passed is False for verdict in verdicts):

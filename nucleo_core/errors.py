@@ -19,8 +19,10 @@ Errors are kept apart by who has to act on them::
     │   ├── PluginError             (nucleo_core.plugins) a plugin failed and the host is strict
     │   ├── SkillFormatError        (nucleo_core.skills) a skill folder breaks the Agent Skills
     │   │                           layout; SkillCollisionError: two bundles, one skill name
-    │   └── ConversationError       (nucleo_core.conversations) ConversationStoreError,
-    │                               ConversationClosedError, ConversationConflict
+    │   ├── ConversationError       (nucleo_core.conversations) ConversationStoreError,
+    │   │                           ConversationClosedError, ConversationConflict
+    │   └── MCPConfigError          (nucleo_core.mcp) a server misconfigured; MCPCollisionError:
+    │                               two servers, one tool name (the fix: a prefix)
     ├── ModelError                  a model provider did not answer usably
     │   ├── ModelRateLimited        429; carries the provider's retry-after, when it gave one
     │   ├── ModelServerError        the provider failed (5xx)

@@ -97,6 +97,22 @@ class ToolHub:
         self._rules: list[AdmissionRule] = []
         self._skill_rules: list[SkillAdmissionRule] = []
         self._record: list[AdmissionEvent] = []
+        self._closers: list[Callable[[], None]] = []
+
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Call ``closer`` when the hub is closed (MCP servers bound to it register theirs)."""
+        with self._lock:
+            self._closers.append(closer)
+
+    def close(self) -> None:
+        """Close what was bound to the hub, last bound first (every MCP session); idempotent."""
+        with self._lock:
+            closers, self._closers = self._closers[::-1], []
+        for closer in closers:  # outside the lock: closing joins threads that use the hub
+            try:
+                closer()
+            except Exception:
+                logger.exception("closing %r failed", closer)
 
     @classmethod
     def default(cls) -> ToolHub:

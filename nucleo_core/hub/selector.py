@@ -30,6 +30,7 @@ class ToolSelector:
         self._modules: list[str | ModuleType] = list(modules)
         self._packs: list[str] = []
         self._tools: list[ToolProvider] = []
+        self._mcp_servers: list[str] = []
 
     def add_module(self, module: str | ModuleType) -> ToolSelector:
         """Select the tools ``module`` itself defines (a dotted name or the module)."""
@@ -52,6 +53,20 @@ class ToolSelector:
         """Select installed tool packs by ``nucleo.tools`` entry-point name or glob."""
         self._packs.append(pattern)
         return self
+
+    def add_mcp_server(self, name: str) -> ToolSelector:
+        """Select the tools of the configured MCP server ``name``.
+
+        The server's ``thinkers`` setting must be ``"selector"``.
+        """
+        if name not in self._mcp_servers:
+            self._mcp_servers.append(name)
+        return self
+
+    @property
+    def mcp_servers(self) -> tuple[str, ...]:
+        """The selected MCP servers, in order."""
+        return tuple(self._mcp_servers)
 
     @property
     def modules(self) -> tuple[str | ModuleType, ...]:

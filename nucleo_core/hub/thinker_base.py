@@ -174,19 +174,28 @@ class ThinkerBase:
         """Assemble this turn's palette; idempotent, run before every turn's definitions.
 
         In order: the declared defaults, the system-wide tools, tools added with `add_tool`,
-        tools granted through ``request_tools`` (in grant order), then the meta-tools while
-        their catalogs are non-empty; then the read-only sweep. Re-registration keeps each
-        tool's place, so the front of the prompt stays stable across turns.
+        tools granted through ``request_tools`` (in grant order), the family's own per-turn
+        tools (`palette_extras`), then the meta-tools while their catalogs are non-empty; a
+        tool no longer among these (a withdrawn system-wide tool) leaves the palette; then the
+        read-only sweep. Re-registration keeps each tool's place, so the front of the prompt
+        stays stable across turns.
         """
         with self._lock:
             registry = self._registry
             hub = self._hub
-            for provider in hub.default_tools(type(self)):
-                registry.register(provider)
-            for provider in hub.system_wide_tools():
-                registry.register(provider)
-            for provider in (*self._added, *self._granted):
-                registry.register(provider)
+            wanted: list[ToolProvider] = [
+                *hub.default_tools(type(self)),
+                *hub.system_wide_tools(),
+                *self._added,
+                *self._granted,
+                *self.palette_extras(),
+            ]
+            for provider in wanted:
+                registry.register(provider, shadow=provider.shadows)
+            keep = {provider.name for provider in wanted} | {REQUEST_TOOLS, REQUEST_SKILL}
+            for name in registry.names():
+                if name not in keep:
+                    registry.unregister(name)
             self._offer_catalog()
             skills = [skill for skill in self.skill_catalog() if skill not in self._skills]
             if skills:
@@ -197,6 +206,10 @@ class ThinkerBase:
                 ReadOnlyPalette.sweep(registry)
             self._assembled = True
             return registry
+
+    def palette_extras(self) -> Iterable[ToolProvider]:
+        """Tools a thinker family adds to every turn's palette (none here)."""
+        return ()
 
     def _request_tools_for(self, catalog: Sequence[ToolProvider]) -> RequestToolsProvider:
         # A tuple of the members, not the caller's list: a list reused and changed in place

@@ -141,3 +141,21 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __add__(self, other: Usage) -> Usage:
+        """The counts of two exchanges added up; numeric ``extra`` counts summed key by key."""
+        extra = dict(self.extra)
+        for key, value in other.extra.items():
+            previous = extra.get(key)
+            numeric = isinstance(value, int | float) and not isinstance(value, bool)
+            if numeric and isinstance(previous, int | float) and not isinstance(previous, bool):
+                extra[key] = previous + value
+            elif numeric and previous is None:
+                extra[key] = value
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+            extra=extra,
+        )

@@ -124,7 +124,7 @@ class LLMCall(Generic[AnswerT]):
                 max_tokens=budget,
             )
             response = await client.complete(request)
-            usage = _add(usage, response.usage)
+            usage = usage + response.usage
             if response.stop_reason is StopReason.MAX_TOKENS and budget < seat.max_output_tokens:
                 budget = min(budget * 2, seat.max_output_tokens)
                 escalations += 1
@@ -167,22 +167,4 @@ def _exhausted(refusal: AnswerRefused, *, attempts: int) -> Exception:
     return ResponseValidationError(
         f"The model's answer did not fit the declared type after {attempts} attempt(s): {detail}",
         attempts=attempts,
-    )
-
-
-def _add(total: Usage, more: Usage) -> Usage:
-    extra = dict(total.extra)
-    for key, value in more.extra.items():
-        previous = extra.get(key)
-        numeric = isinstance(value, int | float) and not isinstance(value, bool)
-        if numeric and isinstance(previous, int | float) and not isinstance(previous, bool):
-            extra[key] = previous + value
-        elif numeric and previous is None:
-            extra[key] = value
-    return Usage(
-        input_tokens=total.input_tokens + more.input_tokens,
-        output_tokens=total.output_tokens + more.output_tokens,
-        cache_read_tokens=total.cache_read_tokens + more.cache_read_tokens,
-        cache_write_tokens=total.cache_write_tokens + more.cache_write_tokens,
-        extra=extra,
     )

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from nucleo_core.errors import MisuseError
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
-from nucleo_core.models.messages import Message
+from nucleo_core.models.messages import Message, Usage
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.depth import Depth
 from nucleo_core.thinking.execution import ExecutionPolicy, ToolExecutor
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from nucleo_core.models.catalog import ModelCatalog
     from nucleo_core.models.client import ModelClient
     from nucleo_core.thinking.response import ThinkingResponse
-    from nucleo_core.tools.registry import ToolRegistry
+    from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["ANSWER_REFUSED", "ContentEvent", "Thinker", "ThinkerIterationLimit"]
 
@@ -129,6 +129,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self._executor = ToolExecutor()
         self._transcript: str | None = None
         self._context: ConversationContext | None = None
+        self._usage = Usage()
+        #: Tokens the last run spent (its own exchanges and its sub-thinkers'); ``None`` before.
+        self.last_usage: Usage | None = None
         self.listeners: list[Callable[[ContentEvent], None]] = []
 
     # -- running ------------------------------------------------------------------------------
@@ -146,11 +149,13 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         """
         context = self.conversations.open(conversation_id, durable=durable)
         self._context = context
+        self._usage = Usage()
         try:
             context.append(Message.user(self.render_input(input)))
             return await self.think(context)
         finally:
             self._transcript = render_transcript(context.messages)
+            self.last_usage = self._usage
             self._context = None
             self.conversations.close(context, registry=self.registry)
 
@@ -198,7 +203,12 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         )
         result = await call.run()
         self.catalog = call.catalog
+        self.record_usage(result.usage)
         return result
+
+    def record_usage(self, usage: Usage) -> None:
+        """Add ``usage`` to the run in progress (a sub-thinker's run adds its own here)."""
+        self._usage = self._usage + usage
 
     async def accept(self, result: ThinkingResponse[Any], context: ConversationContext) -> Any:
         """Accept a final answer, or return `ANSWER_REFUSED` to take another turn.
@@ -245,13 +255,11 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         """The conversation of the run in progress, if any."""
         return self._context
 
-    def reconcile_tool_registry(self) -> ToolRegistry:
-        """Assemble the palette (see `ThinkerBase`), plus the artifact tools of the run."""
-        registry = super().reconcile_tool_registry()
+    def palette_extras(self) -> Iterable[ToolProvider]:
+        """The run's two artifact tools, ``get_artifact_field`` and ``search_artifact_content``."""
         context = self._context
-        if context is not None:
-            from nucleo_core.conversations import artifact_tools
+        if context is None:
+            return ()
+        from nucleo_core.conversations import artifact_tools
 
-            for provider in artifact_tools(context):
-                registry.register(provider)
-        return registry
+        return artifact_tools(context)

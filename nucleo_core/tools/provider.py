@@ -111,6 +111,11 @@ class ToolProvider(ABC):
         return False
 
     @property
+    def shadows(self) -> bool:
+        """Whether the tool may deliberately replace a tool of another kind under its name."""
+        return False
+
+    @property
     def sequential(self) -> bool:
         """Whether a call must finish before the next call of its turn is submitted."""
         return False

@@ -106,6 +106,9 @@ class ToolRegistry:
             ToolCollisionError: The name is held by a different provider type and ``shadow``
                 is false.
         """
+        held = self._providers.get(getattr(tool, "name", None))  # type: ignore[arg-type]
+        if held is tool:  # re-registering the very provider held: every turn's reconcile
+            return held
         if not isinstance(tool, ToolProvider) and declaration_of(tool) is None:
             warnings.warn(
                 f"{describe_target(tool)} has no tool name (it is not declared with @tool); "

@@ -60,14 +60,20 @@ class Tool(ABC, Generic[InT, OutT]):
 async def run_tool(tool: Tool[InT, OutT], input: InT) -> OutT:
     """Run a tool on validated input: awaited when async, in a worker thread when not.
 
-    A synchronous tool runs in a worker thread so that a blocking call cannot stall the event
-    loop that other tools of the same turn run on.
+    A synchronous tool runs in one of nucleo's worker threads (`tool_threads`) so that a
+    blocking call cannot stall the event loop that other tools of the same turn run on; the
+    caller's context variables go with it, as with ``asyncio.to_thread``.
     """
     if tool.is_async:
         return await cast("Awaitable[OutT]", tool.run(input))
     import asyncio  # imported here: asyncio costs ~15 ms at `import nucleo_core`
+    import contextvars
+    import functools
 
-    result = await asyncio.to_thread(tool.run, input)
+    from nucleo_core.tools.workers import tool_threads
+
+    call = functools.partial(contextvars.copy_context().run, tool.run, input)
+    result = await asyncio.get_running_loop().run_in_executor(tool_threads(), call)
     if inspect.isawaitable(result):  # a sync `run` that returned an awaitable anyway
         return cast("OutT", await result)
     return result

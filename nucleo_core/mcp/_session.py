@@ -1,0 +1,460 @@
+"""One MCP server's session, owned by one task on the pool's event loop.
+
+The SDK's transports and ``Client`` are entered and exited in the same task (their task groups
+and cancel scopes demand it), so one long-lived task per server connects, lists the tools,
+serves until the session is closed or breaks, and restarts it with bounded backoff. Calls run
+in tasks of their own on the same loop and share the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import tempfile
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Literal, TextIO, TypeAlias
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from nucleo_core import __version__
+from nucleo_core.mcp._results import to_result
+from nucleo_core.mcp.config import MCPServerConfig
+from nucleo_core.mcp.errors import MCPServerUnavailable
+from nucleo_core.mcp.result import MCPToolResult
+
+__all__ = ["BACKOFF_CAP", "Listing", "ServerSession", "SessionState"]
+
+logger = logging.getLogger("nucleo.mcp")
+
+#: A server's tools as its ``tools/list`` answer gave them (wire form, one mapping per tool).
+Listing: TypeAlias = tuple[Mapping[str, Any], ...]
+SessionState: TypeAlias = Literal["idle", "starting", "ready", "restarting", "failed", "closed"]
+
+#: Backoff before the n-th restart in a row: BACKOFF_BASE * 2**(n-1), at most BACKOFF_CAP.
+BACKOFF_BASE = 0.25
+BACKOFF_CAP = 4.0
+#: A session that stayed up this long before breaking starts its restart count afresh.
+HEALTHY_AFTER = 30.0
+#: How long a server that let a call time out has to answer ``tools/list`` before it counts
+#: as hung (and is restarted); a server that answers only had one slow tool.
+PROBE_TIMEOUT = 5.0
+#: The stderr lines kept for a report.
+STDERR_LINES = 20
+#: At most this many ``tools/list`` pages are read (a paginator that never ends cannot hang).
+MAX_PAGES = 100
+#: How long closing waits for a session's task (the stdio shutdown escalates within ~6 s).
+CLOSE_TIMEOUT = 15.0
+
+_CLIENT_INFO = types.Implementation(name="nucleo", version=__version__)
+
+
+class ServerSession:
+    """The session of one server: state, tools, calls, and the task that owns the client."""
+
+    def __init__(self, config: MCPServerConfig, notify: Callable[[str, Listing], None]) -> None:
+        self.config = config
+        self.state: SessionState = "idle"
+        self.tools: Listing | None = None
+        self.restarts = 0
+        self.error: MCPServerUnavailable | None = None
+        self.stderr_tail = ""
+        self.protocol_version: str | None = None
+        self._notify = notify
+        self._client: Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Condition()
+        self._wake = asyncio.Event()
+        self._closed = asyncio.Event()
+        self._broken: str | None = None
+        self._relist = False
+        self._scope: anyio.CancelScope | None = None
+        self._background: set[asyncio.Task[None]] = set()
+
+    # -- starting ---------------------------------------------------------------------------
+
+    async def ensure_started(self) -> Client:
+        """The connected client, starting the server (or waiting out a restart) if needed.
+
+        Raises:
+            MCPServerUnavailable: The server did not start, or was given up on.
+        """
+        if self.state == "ready" and self._client is not None:
+            return self._client
+        if self.state == "idle":
+            self.state = "starting"  # no await before the task exists: one start per session
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"nucleo-mcp:{self.config.name}"
+            )
+        async with self._changed:
+            # A session that just broke is still "ready" without a client until its task
+            # moves it on: wait for a client, or for the session to end.
+            await self._changed.wait_for(
+                lambda: (
+                    (self.state == "ready" and self._client is not None)
+                    or self.state in ("failed", "closed")
+                )
+            )
+        if self.state == "ready" and self._client is not None:
+            return self._client
+        raise self.error or self._unavailable("its session was closed")
+
+    async def _set_state(self, state: SessionState) -> None:
+        async with self._changed:
+            self.state = state
+            self._changed.notify_all()
+
+    async def _run(self) -> None:
+        """Connect, serve, and restart a broken session with bounded backoff."""
+        loop = asyncio.get_running_loop()
+        established = False
+        failures = 0
+        try:
+            while True:
+                began = loop.time()
+                outcome = await self._connect_and_serve()
+                if outcome == "closed" or self._closed.is_set():
+                    break
+                if outcome == "start_failed" and not established:
+                    logger.warning("%s", self.error)
+                    await self._set_state("failed")
+                    return
+                if outcome == "broken":
+                    established = True
+                    if loop.time() - began >= HEALTHY_AFTER:
+                        failures = 0
+                failures += 1
+                if failures > self.config.max_restarts:
+                    reason = self.error.reason if self.error else self._broken or "it stopped"
+                    self.error = self._unavailable(
+                        f"gave up after {self.config.max_restarts} restart(s); last: {reason}"
+                    )
+                    logger.error("%s", self.error)
+                    await self._set_state("failed")
+                    return
+                delay = min(BACKOFF_BASE * 2 ** (failures - 1), BACKOFF_CAP)
+                self.restarts += 1
+                logger.warning(
+                    "MCP server '%s' stopped (%s); restarting in %.2g s (restart %d of at most %d)",
+                    self.config.name,
+                    self._broken or (self.error.reason if self.error else "unknown"),
+                    delay,
+                    failures,
+                    self.config.max_restarts,
+                )
+                await self._set_state("restarting")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._closed.wait(), delay)
+                if self._closed.is_set():
+                    break
+        finally:
+            if self._closed.is_set() or self.state != "failed":
+                await self._set_state("closed")
+
+    async def _connect_and_serve(self) -> Literal["closed", "broken", "start_failed"]:
+        """One session, from spawning the server to tearing it down."""
+        config = self.config
+        errlog = (
+            # Closed in the finally below, after the tail is read; the child writes to its fd.
+            tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            if config.command is not None
+            else None
+        )
+        started = False
+        self._broken = None
+        self._relist = False
+        self._wake.clear()
+        try:
+            # One scope around the whole session, its deadline lifted once the server has
+            # started: a scope exited while the client's task groups are open would break
+            # anyio's nesting.
+            with anyio.CancelScope(deadline=anyio.current_time() + config.startup_timeout) as scope:
+                self._scope = scope
+                if self._closed.is_set():
+                    scope.cancel()
+                async with self._connect(errlog) as client:
+                    tools = await _list_tools(client)
+                    scope.deadline = math.inf
+                    started = True
+                    self._client = client
+                    self.tools = tools
+                    self.error = None
+                    self.protocol_version = client.protocol_version
+                    await self._set_state("ready")
+                    self._notify(config.name, tools)
+                    async with anyio.create_task_group() as group:
+                        if _listens(client):
+                            group.start_soon(self._listen, client)
+                        outcome = await self._serve(client)
+                        group.cancel_scope.cancel()
+                    self._client = None
+                return outcome
+            # Reached only when the deadline passed (or a close cancelled) before it started.
+            if self._closed.is_set():
+                return "closed"
+            self.error = self._unavailable(
+                f"it did not complete the MCP handshake and tools/list within "
+                f"{config.startup_timeout:g} s",
+                errlog,
+            )
+            return "start_failed"
+        except Exception as exc:
+            self._client = None
+            if self._closed.is_set():
+                return "closed"
+            if not started:
+                self.error = self._unavailable(_reason(exc, config), errlog)
+                return "start_failed"
+            self._broken = self._broken or _reason(exc, config)
+            logger.debug("MCP server '%s' session ended with an error", config.name, exc_info=exc)
+            return "broken"
+        finally:
+            self._client = None
+            self._scope = None
+            if errlog is not None:
+                self.stderr_tail = _tail(errlog) or self.stderr_tail
+                errlog.close()
+
+    @contextlib.asynccontextmanager
+    async def _connect(self, errlog: TextIO | None) -> AsyncIterator[Client]:
+        config = self.config
+        if config.command is not None:
+            assert errlog is not None
+            parameters = StdioServerParameters(
+                command=config.command,
+                args=list(config.args),
+                env=config.environment() or None,
+                cwd=config.cwd,
+            )
+            transport = stdio_client(parameters, errlog=errlog)
+            async with self._client_over(transport) as client:
+                yield client
+            return
+        assert config.url is not None
+        # The SDK's own defaults: 30 s to connect and write, 5 minutes to read a held stream.
+        timeout = httpx2.Timeout(30.0, read=300.0)
+        async with httpx2.AsyncClient(headers=dict(config.headers), timeout=timeout) as http:
+            transport = streamable_http_client(config.url, http_client=http)
+            async with self._client_over(transport) as client:
+                yield client
+
+    def _client_over(self, transport: Any) -> Client:
+        return Client(
+            transport,
+            message_handler=self._on_message,
+            client_info=_CLIENT_INFO,
+            # Listings must reach the server: a list_changed re-list has to see the change.
+            cache=None,
+        )
+
+    async def _serve(self, client: Client) -> Literal["closed", "broken"]:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._closed.is_set():
+                return "closed"
+            if self._broken is not None:
+                return "broken"
+            if self._relist:
+                self._relist = False
+                try:
+                    with anyio.fail_after(self.config.startup_timeout):
+                        tools = await _list_tools(client)
+                except Exception as exc:
+                    self._broken = f"re-listing its tools failed ({_reason(exc, self.config)})"
+                    return "broken"
+                if tools != self.tools:
+                    self.tools = tools
+                    self._notify(self.config.name, tools)
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._relist = True
+            self._wake.set()
+        elif isinstance(message, Exception):
+            logger.warning(
+                "MCP server '%s' sent something unreadable: %s", self.config.name, message
+            )
+
+    async def _listen(self, client: Client) -> None:
+        """Hold a 2026-07-28 ``subscriptions/listen`` stream for tool-list changes."""
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._relist = True
+                    self._wake.set()
+        except Exception as exc:
+            logger.info("MCP server '%s': tool-list subscription ended: %s", self.config.name, exc)
+
+    # -- calls ------------------------------------------------------------------------------
+
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], *, timeout: float, structured: bool
+    ) -> MCPToolResult:
+        """Call ``tool``; every failure is an error result within the time limits."""
+        name = self.config.name
+        try:
+            with anyio.fail_after(self.config.startup_timeout + BACKOFF_CAP):
+                client = await self.ensure_started()
+        except MCPServerUnavailable as exc:
+            return MCPToolResult.failure(
+                "unavailable",
+                f"MCP server '{name}' is unavailable ({exc.reason}); try another tool",
+            )
+        except TimeoutError:
+            return MCPToolResult.failure(
+                "unavailable", f"MCP server '{name}' is still starting; try again shortly"
+            )
+        try:
+            with anyio.fail_after(timeout):
+                result = await client.call_tool(tool, dict(arguments))
+        except TimeoutError:
+            self._probe(client)
+            return MCPToolResult.failure(
+                "timeout",
+                f"The tool '{tool}' of MCP server '{name}' did not answer within {timeout:g} s; "
+                "the call was cancelled",
+            )
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                self._mark_broken(client, "the connection closed during a call")
+                return MCPToolResult.failure(
+                    "connection_lost",
+                    f"MCP server '{name}' stopped during the call (it exited or was killed); "
+                    "it is being restarted, so the call may be tried again",
+                )
+            return MCPToolResult.failure(
+                "protocol_error", f"MCP server '{name}' refused the call: {exc.error.message}"
+            )
+        except (RuntimeError, ValueError) as exc:
+            # The SDK checks a result against the tool's declared output schema.
+            logger.info("MCP server '%s' gave an unusable result for %s: %s", name, tool, exc)
+            return MCPToolResult.failure(
+                "invalid_result",
+                f"MCP server '{name}' returned a result for '{tool}' that does not match the "
+                "tool's declared output",
+            )
+        except Exception as exc:
+            self._mark_broken(client, _reason(exc, self.config))
+            return MCPToolResult.failure(
+                "connection_lost",
+                f"MCP server '{name}' could not be reached during the call; it is being "
+                "restarted, so the call may be tried again",
+            )
+        return to_result(result, structured=structured)
+
+    def _mark_broken(self, client: Client, reason: str) -> None:
+        if self._client is client and self._broken is None:
+            self._broken = reason
+            self._client = None  # no new call goes to a broken session
+            self._wake.set()
+
+    def _probe(self, client: Client) -> None:
+        """After a timeout, check in the background that the server still answers at all."""
+
+        async def probe() -> None:
+            try:
+                with anyio.fail_after(min(PROBE_TIMEOUT, self.config.timeout)):
+                    await client.list_tools()
+            except Exception:
+                self._mark_broken(client, "it stopped answering (a call hung past its timeout)")
+
+        task = asyncio.get_running_loop().create_task(probe())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- closing ----------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """End the session: the server process is stopped (its whole process group)."""
+        self._closed.set()
+        self._wake.set()
+        for background in list(self._background):
+            background.cancel()
+        task = self._task
+        if task is None:
+            await self._set_state("closed")
+            return
+        if self._scope is not None and self.state != "ready":
+            # Still starting: cancel through anyio, so the transport's shielded shutdown runs
+            # (a native task.cancel() can cut it short).
+            self._scope.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
+        if not done:
+            task.cancel()
+            await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            logger.warning(
+                "closing MCP server '%s' failed", self.config.name, exc_info=task.exception()
+            )
+
+    def _unavailable(self, reason: str, errlog: TextIO | None = None) -> MCPServerUnavailable:
+        tail = _tail(errlog) if errlog is not None else self.stderr_tail
+        return MCPServerUnavailable(
+            self.config.name, reason, command=self.config.describe(), stderr_tail=tail
+        )
+
+
+async def _list_tools(client: Client) -> Listing:
+    tools: list[Mapping[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools += [
+            tool.model_dump(by_alias=True, mode="json", exclude_none=True) for tool in page.tools
+        ]
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tuple(tools)
+
+
+def _listens(client: Client) -> bool:
+    """Whether tool-list changes come over a ``subscriptions/listen`` stream (2026-07-28)."""
+    capability = client.server_capabilities.tools
+    return (
+        client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        and capability is not None
+        and bool(capability.list_changed)
+    )
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _leaves(inner)]
+    return [exc]
+
+
+def _reason(exc: BaseException, config: MCPServerConfig) -> str:
+    """One line saying what ``exc`` means for a server, from the SDK's and the OS's errors."""
+    leaves = [leaf for leaf in _leaves(exc) if not isinstance(leaf, asyncio.CancelledError)]
+    leaf = leaves[0] if leaves else exc
+    if isinstance(leaf, FileNotFoundError):
+        if config.cwd is not None and leaf.filename == config.cwd:
+            return f"its working directory {config.cwd} does not exist"
+        return f"the command {config.command!r} was not found"
+    if isinstance(leaf, PermissionError):
+        return f"the command {config.command!r} could not be run (permission denied)"
+    if isinstance(leaf, MCPError):
+        if leaf.code == types.CONNECTION_CLOSED:
+            return "the server closed the connection (it exited or crashed)"
+        return f"the server answered with an error: {leaf.error.message}"
+    if isinstance(leaf, httpx2.HTTPError):
+        return f"HTTP error talking to {config.url}: {leaf}"
+    return f"{type(leaf).__name__}: {leaf}"
+
+
+def _tail(errlog: TextIO) -> str:
+    try:
+        errlog.seek(0)
+        lines = errlog.read().splitlines()
+    except (OSError, ValueError):
+        return ""
+    return "\n".join(lines[-STDERR_LINES:])

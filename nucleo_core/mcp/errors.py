@@ -1,0 +1,63 @@
+"""The MCP layer's errors.
+
+Two are developer errors (`MisuseError`), one says a server could not be reached::
+
+    NucleoError
+    ├── MisuseError
+    │   ├── MCPConfigError        an MCP server is misconfigured (file, key and fix named)
+    │   └── MCPCollisionError     two sources claim one tool name (the fix named: a prefix)
+    └── MCPServerUnavailable      a server did not start, or stopped and was given up on
+
+What the *model* reads when a call fails (a timeout, a server that died mid-call, the server's
+own ``isError``) is never an exception: it is an error `MCPToolResult`, so that it can correct.
+"""
+
+from __future__ import annotations
+
+from nucleo_core.errors import MisuseError, NucleoError
+
+__all__ = ["MCPCollisionError", "MCPConfigError", "MCPServerUnavailable"]
+
+
+class MCPConfigError(MisuseError):
+    """An MCP server is misconfigured; the message names where, which key, and the fix."""
+
+
+class MCPCollisionError(MisuseError):
+    """A tool name is claimed by two sources: two MCP servers, or a server and a native tool.
+
+    Attributes:
+        name: The contested tool name.
+        server: The server whose tool was refused.
+        holder: Who holds the name: ``mcp:<server>`` or a native tool's source.
+    """
+
+    def __init__(self, name: str, server: str, holder: str, fix: str) -> None:
+        self.name = name
+        self.server = server
+        self.holder = holder
+        super().__init__(
+            f"MCP server '{server}' publishes a tool named '{name}', which {holder} already "
+            f"holds; '{server}'s tool was not registered. {fix}"
+        )
+
+
+class MCPServerUnavailable(NucleoError):
+    """An MCP server could not be started, or died and was not brought back.
+
+    Attributes:
+        server: The server's configured id.
+        reason: What went wrong, in one line.
+        command: The command line that was run (or the URL), as shown to the developer.
+        stderr_tail: The last lines the server wrote to its stderr (stdio servers), or ``""``.
+    """
+
+    def __init__(self, server: str, reason: str, *, command: str, stderr_tail: str = "") -> None:
+        self.server = server
+        self.reason = reason
+        self.command = command
+        self.stderr_tail = stderr_tail
+        message = f"MCP server '{server}' is unavailable: {reason} (command: {command})"
+        if stderr_tail:
+            message += "\n--- its stderr, last lines ---\n" + stderr_tail
+        super().__init__(message)

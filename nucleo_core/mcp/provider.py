@@ -1,0 +1,363 @@
+"""`MCPToolProvider`: one tool an MCP server publishes, as the registry and the model see it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol, final
+
+from nucleo_core.errors import ToolDeclarationError
+from nucleo_core.tools import _input_errors
+from nucleo_core.tools.provider import RawInput, ToolProvider
+from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+    from nucleo_core.mcp.config import MCPServerConfig
+    from nucleo_core.mcp.result import MCPToolResult
+
+__all__ = ["MCP_PREFIX", "MCPTool", "MCPToolCaller", "MCPToolProvider"]
+
+#: The source prefix of tools an MCP server publishes: ``mcp:<server>:<tool>``.
+MCP_PREFIX = "mcp:"
+
+_TEXT = (str, bytes, bytearray)
+
+
+class MCPToolCaller(Protocol):
+    """What routes a call to its server: the client pool."""
+
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        timeout: float | None = None,
+        structured: bool = False,
+    ) -> MCPToolResult:
+        """Call ``tool`` on ``server``; every failure is an error result, never an exception."""
+        ...
+
+
+@final
+class MCPToolProvider(ToolProvider):
+    """Wraps an MCP server's tool descriptor and routes calls through the client pool.
+
+    - **name**: the tool's own, or ``<prefix>_<tool>`` when the server has a prefix.
+    - **description, input and output schemas**: as the server publishes them.
+    - **read-only and risk**: from the configuration. The server's ``readOnlyHint`` and
+      ``destructiveHint`` count only where the configuration trusts its annotations; the
+      risk is the server's declared risk, a per-tool override, or undeclared (``high``).
+    - **source**: ``mcp:<server>:<tool>``.
+    - **parse_input** validates against the published schema; a refusal names field paths and
+      declared types, never the value sent.
+
+    Build one with `from_descriptor`, which checks the published schemas.
+    """
+
+    __slots__ = (
+        "_annotations",
+        "_caller",
+        "_description",
+        "_descriptor",
+        "_display_name",
+        "_input_schema",
+        "_metadata",
+        "_name",
+        "_output_schema",
+        "_read_only",
+        "_risk",
+        "_risk_declared",
+        "_server",
+        "_shadows",
+        "_timeout",
+        "_tool",
+        "_validator",
+    )
+
+    def __init__(
+        self,
+        *,
+        server: str,
+        tool: str,
+        name: str,
+        description: str,
+        input_schema: Mapping[str, Any],
+        output_schema: Mapping[str, Any] | None,
+        display_name: str,
+        read_only: bool,
+        risk: Risk | None,
+        annotations: Mapping[str, Any] | None,
+        caller: MCPToolCaller,
+        timeout: float | None = None,
+        shadows: bool = False,
+        descriptor: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._server = server
+        self._tool = tool
+        self._name = name
+        self._description = description
+        self._input_schema = input_schema
+        self._output_schema = output_schema
+        self._display_name = display_name
+        self._read_only = read_only
+        self._risk = risk if risk is not None else Risk.HIGH
+        self._risk_declared = risk is not None
+        self._annotations = MappingProxyType(dict(annotations or {}))
+        self._caller = caller
+        self._timeout = timeout
+        self._shadows = shadows
+        self._descriptor = descriptor
+        self._metadata = MappingProxyType(
+            {"mcp_server": server, "mcp_tool": tool, "annotations": self._annotations}
+        )
+        self._validator: Validator | None = None
+
+    @classmethod
+    def from_descriptor(
+        cls, config: MCPServerConfig, descriptor: Mapping[str, Any], caller: MCPToolCaller
+    ) -> MCPToolProvider:
+        """The provider of one tool of a ``tools/list`` answer (in its JSON wire form).
+
+        Raises:
+            ToolDeclarationError: The descriptor is unusable (no name, an input schema that is
+                not a valid JSON Schema object schema, an invalid output schema); every problem
+                is listed. The caller skips that tool and reports it, never the whole server.
+        """
+        tool = descriptor.get("name")
+        target = f"{MCP_PREFIX}{config.name}:{tool if isinstance(tool, str) else '?'}"
+        problems: list[str] = []
+        if not isinstance(tool, str) or not tool:
+            problems.append("the tool has no name")
+        input_schema = descriptor.get("inputSchema")
+        if not isinstance(input_schema, Mapping):
+            problems.append("its inputSchema is not a JSON object")
+        else:
+            if input_schema.get("type") != "object":
+                problems.append('its inputSchema must declare "type": "object" at the root')
+            problems += _schema_problems("inputSchema", input_schema)
+        output_schema = descriptor.get("outputSchema")
+        if output_schema is not None:
+            if not isinstance(output_schema, Mapping):
+                problems.append("its outputSchema is not a JSON object")
+            else:
+                problems += _schema_problems("outputSchema", output_schema)
+        if problems:
+            raise ToolDeclarationError(target, problems)
+        assert isinstance(tool, str)  # checked above
+        assert isinstance(input_schema, Mapping)
+        annotations = descriptor.get("annotations")
+        annotations = annotations if isinstance(annotations, Mapping) else {}
+        settings = config.tools.get(tool)
+        if settings is not None and settings.read_only is not None:
+            read_only = settings.read_only
+        elif config.trust_annotations:
+            # destructiveHint only means something for a tool that is not read-only, so a
+            # tool hinted both read-only and destructive contradicts itself: not read-only.
+            read_only = (
+                annotations.get("readOnlyHint") is True
+                and annotations.get("destructiveHint") is not True
+            )
+        else:
+            read_only = False
+        risk = settings.risk if settings is not None and settings.risk is not None else config.risk
+        description = descriptor.get("description")
+        title = descriptor.get("title") or annotations.get("title")
+        return cls(
+            server=config.name,
+            tool=tool,
+            name=config.tool_name(tool),
+            description=description if isinstance(description, str) else "",
+            # Plain dicts, as the renderers serialise them; shared, so never mutated.
+            input_schema=dict(input_schema),
+            output_schema=dict(output_schema) if isinstance(output_schema, Mapping) else None,
+            display_name=title if isinstance(title, str) and title else tool,
+            read_only=read_only,
+            risk=risk,
+            annotations=annotations,
+            caller=caller,
+            timeout=config.timeout,
+            shadows=config.shadow,
+            descriptor=descriptor,
+        )
+
+    # -- the provider surface -----------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The name the model calls the tool by: the tool's own, or ``<prefix>_<tool>``."""
+        return self._name
+
+    @property
+    def description(self) -> str:
+        """The description the server publishes."""
+        return self._description
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        """The input schema the server publishes (shared: do not mutate)."""
+        return self._input_schema
+
+    @property
+    def output_schema(self) -> Mapping[str, Any] | None:
+        """The output schema the server publishes, or ``None``."""
+        return self._output_schema
+
+    @property
+    def display_name(self) -> str:
+        """The tool's ``title`` (or its annotations' title), else its own name."""
+        return self._display_name
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """``mcp_server``, ``mcp_tool`` and the server's ``annotations`` (hints, unread)."""
+        return self._metadata
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the configuration declares (or lets trusted hints declare) it read-only."""
+        return self._read_only
+
+    @property
+    def risk(self) -> Risk:
+        """The risk configured for the tool or its server; ``HIGH`` when none was."""
+        return self._risk
+
+    @property
+    def risk_declared(self) -> bool:
+        """Whether the configuration declared a risk for the tool or its server."""
+        return self._risk_declared
+
+    @property
+    def source(self) -> str:
+        """``mcp:<server>:<tool>``, with the server's own tool name."""
+        return f"{MCP_PREFIX}{self._server}:{self._tool}"
+
+    @property
+    def server(self) -> str:
+        """The id of the server that publishes the tool."""
+        return self._server
+
+    @property
+    def tool(self) -> str:
+        """The tool's name on its server (without any prefix)."""
+        return self._tool
+
+    @property
+    def annotations(self) -> Mapping[str, Any]:
+        """The server's annotations (hints), as published; read only where trusted."""
+        return self._annotations
+
+    @property
+    def shadows(self) -> bool:
+        """Whether the configuration lets this tool replace a native tool of the same name."""
+        return self._shadows
+
+    @property
+    def descriptor(self) -> Mapping[str, Any] | None:
+        """The ``tools/list`` entry it was built from (wire form), where there was one."""
+        return self._descriptor
+
+    @property
+    def timeout(self) -> float | None:
+        """Seconds a call may take (the server's configured timeout)."""
+        return self._timeout
+
+    def parse_input(self, raw: RawInput) -> dict[str, Any]:
+        """Validate a call's input against the published schema.
+
+        Returns:
+            The arguments, as a new dict.
+
+        Raises:
+            InvalidToolInput: Names each failing field path and its declared type; the
+                validator's own message, which may quote the input, is only the ``__cause__``.
+        """
+        if isinstance(raw, _TEXT):
+            try:
+                data = json.loads(raw)
+            except ValueError as exc:
+                raise _input_errors.not_json(self.name) from exc
+        else:
+            data = dict(raw) if isinstance(raw, Mapping) else raw
+        validator = self._validator
+        if validator is None:
+            validator = self._validator = _validator_for(self._input_schema)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
+        if errors:
+            problem = _input_errors.from_jsonschema(self.name, errors, self._input_schema)
+            raise problem from errors[0]
+        return dict(data)
+
+    def create(self, parent: object | None = None) -> MCPTool:
+        """A tool that runs one call through the pool, for ``parent``."""
+        return MCPTool(self, parent)
+
+    async def call(
+        self, arguments: Mapping[str, Any], *, timeout: float | None = None
+    ) -> MCPToolResult:
+        """Call the tool with validated arguments; a failure is an error result."""
+        return await self._caller.call(
+            self._server,
+            self._tool,
+            arguments,
+            timeout=timeout if timeout is not None else self._timeout,
+            structured=self._output_schema is not None,
+        )
+
+    def same_as(self, other: MCPToolProvider) -> bool:
+        """Whether ``other`` publishes exactly this tool (same server, descriptor and settings)."""
+        return (
+            self._server == other._server
+            and self._name == other._name
+            and self._descriptor == other._descriptor
+            and self._read_only == other._read_only
+            and self._risk == other._risk
+            and self._risk_declared == other._risk_declared
+            and self._shadows == other._shadows
+            and self._timeout == other._timeout
+        )
+
+
+class MCPTool(Tool[Any, "MCPToolResult"]):
+    """One call of an MCP tool: ``run`` sends the validated arguments to the server.
+
+    ``run`` returns the `MCPToolResult`, an error result included (a timeout, a server that
+    died, the server's own ``isError``): the model reads it and can correct.
+    """
+
+    def __init__(self, provider: MCPToolProvider, parent: object | None = None) -> None:
+        super().__init__(parent)
+        self.provider = provider
+
+    async def run(self, input: Mapping[str, Any]) -> MCPToolResult:
+        """Call the tool on its server with ``input`` (what `parse_input` returned)."""
+        return await self.provider.call(input)
+
+
+def _schema_problems(label: str, schema: Mapping[str, Any]) -> list[str]:
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        _validator_class(schema).check_schema(schema)
+    except SchemaError as exc:
+        at = "/".join(str(part) for part in exc.path) or "(root)"
+        return [f"its {label} is not a valid JSON Schema (at {at}: {exc.message})"]
+    return []
+
+
+def _validator_class(schema: Mapping[str, Any]) -> Any:
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+
+    # MCP schemas are Draft 2020-12 unless they name another dialect with `$schema`.
+    return validator_for(schema, default=Draft202012Validator)
+
+
+def _validator_for(schema: Mapping[str, Any]) -> Validator:
+    validator: Validator = _validator_class(schema)(schema)
+    return validator

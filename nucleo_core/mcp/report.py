@@ -1,0 +1,57 @@
+"""What the MCP layer reports: each server's status, and each problem found on the way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+__all__ = ["MCPProblem", "MCPProblemKind", "MCPServerStatus"]
+
+#: ``unavailable``: a server did not start or was given up on; ``invalid_tool``: a tool's
+#: descriptor is unusable (that tool is skipped, never the whole server); ``collision``: a
+#: tool name is already held (by another server, or by a native tool without ``shadow``).
+MCPProblemKind: TypeAlias = Literal["unavailable", "invalid_tool", "collision"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MCPProblem:
+    """One problem with one server or one of its tools; every other server and tool works.
+
+    Attributes:
+        server: The server's id.
+        tool: The tool's name on the server, when the problem is a tool's.
+        kind: See `MCPProblemKind`.
+        message: What is wrong and how to fix it.
+    """
+
+    server: str
+    tool: str | None
+    kind: MCPProblemKind
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MCPServerStatus:
+    """A server's session as the pool sees it now.
+
+    Attributes:
+        name: The server's id.
+        state: ``idle`` (not started), ``starting``, ``ready``, ``restarting``, ``failed``
+            (did not start, or given up on) or ``closed``.
+        tools: How many tools it lists (``None`` before it ever listed).
+        restarts: How many times its session was restarted.
+        error: Why it is unavailable, when it is.
+        stderr_tail: The last lines of its stderr (stdio servers that stopped or failed).
+        protocol_version: The MCP protocol version negotiated with it, once connected.
+    """
+
+    name: str
+    state: Literal["idle", "starting", "ready", "restarting", "failed", "closed"]
+    tools: int | None
+    restarts: int
+    error: str | None
+    stderr_tail: str
+    protocol_version: str | None

@@ -1,0 +1,522 @@
+"""`MCPServers`: the configured MCP servers, their tools as providers, and their place in a hub.
+
+A server's tools are registered on connect and follow its listing: a ``tools/list_changed``
+(or a restart) re-lists it, and the tools it added widen the catalogs that hold its tools while
+those it withdrew narrow them. Which thinkers see the tools is the server's ``thinkers``
+setting: every thinker (system-wide tools), listed thinker classes, or thinkers whose selector
+names the server (their catalogs).
+
+A tool name is never taken silently. Two servers publishing one name is a collision reported
+with its fix (a prefix), and the tool of the server configured later is not registered; a
+server tool takes a native tool's name only where its server says ``shadow = true``, which is
+recorded. Problems are reported (`problems`, and logged), never fatal unless ``strict``: every
+other server and tool still works.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nucleo_core.errors import ToolDeclarationError
+from nucleo_core.mcp.config import MCPServerConfig, discover_servers
+from nucleo_core.mcp.errors import MCPCollisionError, MCPServerUnavailable
+from nucleo_core.mcp.pool import MCPClientPool
+from nucleo_core.mcp.provider import MCPToolProvider
+from nucleo_core.mcp.report import MCPProblem, MCPProblemKind
+from nucleo_core.mcp.selector import selects_mcp_server
+from nucleo_core.plugins.markers import hookimpl
+from nucleo_core.tools.registry import ShadowRecord
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from nucleo_core.hub.hub import ToolHub
+    from nucleo_core.tools.provider import ToolProvider
+
+__all__ = ["MCPServers", "connect_to_hub"]
+
+logger = logging.getLogger("nucleo.mcp")
+
+
+@dataclass
+class _Change:
+    """What one listing changes in the hub, computed under the lock and applied outside it."""
+
+    server: str
+    register: list[tuple[MCPToolProvider, MCPToolProvider | None, ToolProvider | None]] = field(
+        default_factory=list
+    )
+    withdraw: list[MCPToolProvider] = field(default_factory=list)
+    released: set[str] = field(default_factory=set)
+
+
+class MCPServers:
+    """The configured MCP servers, their client pool, and their tools as providers.
+
+    Example:
+        >>> from nucleo_core import ToolHub
+        >>> servers = MCPServers([])  # or MCPServers.from_config()
+        >>> servers.connect_to_hub(ToolHub()).problems
+        ()
+        >>> servers.close()
+
+    Args:
+        servers: The server configurations.
+        pool: The client pool to use; a new one for ``servers`` when omitted (``servers`` is
+            then ignored in favour of the pool's).
+    """
+
+    def __init__(
+        self, servers: Iterable[MCPServerConfig] = (), *, pool: MCPClientPool | None = None
+    ) -> None:
+        self._pool = pool if pool is not None else MCPClientPool(servers)
+        self._lock = threading.RLock()
+        self._hub: ToolHub | None = None
+        self._bound: dict[str, dict[str, MCPToolProvider]] = {}
+        self._claims: dict[str, str] = {}
+        self._blocked: dict[str, set[str]] = {}
+        self._catalog_classes: dict[str, set[type[Any]]] = {}
+        self._shadowed_natives: dict[str, ToolProvider] = {}
+        self._shadow_records: list[ShadowRecord] = []
+        self._problems: list[MCPProblem] = []
+        self._errors: list[Exception] = []
+        self._seen: set[tuple[str, str | None, str]] = set()
+        # Cleared while `connect_to_hub` registers listings in configuration order, so that a
+        # listing delivered meanwhile cannot claim a name out of that order.
+        self._settled = threading.Event()
+        self._settled.set()
+        self._pool.add_listener(self._on_listing)
+
+    @classmethod
+    def from_config(cls, start: str | os.PathLike[str] | None = None) -> MCPServers:
+        """The servers configured for the project nearest to ``start`` (the working directory).
+
+        See `discover_servers` for where they are read from.
+
+        Raises:
+            MCPConfigError: A configuration file is malformed.
+        """
+        return cls(discover_servers(start))
+
+    # -- what there is ------------------------------------------------------------------------
+
+    @property
+    def pool(self) -> MCPClientPool:
+        """The client pool every call goes through."""
+        return self._pool
+
+    @property
+    def configs(self) -> Mapping[str, MCPServerConfig]:
+        """The server configurations, by id, in configuration order."""
+        return self._pool.configs
+
+    @property
+    def problems(self) -> tuple[MCPProblem, ...]:
+        """Every problem reported so far (each once), oldest first."""
+        with self._lock:
+            return tuple(self._problems)
+
+    @property
+    def shadowed(self) -> tuple[ShadowRecord, ...]:
+        """Every native system-wide tool a server tool replaced deliberately (``shadow``)."""
+        with self._lock:
+            return tuple(self._shadow_records)
+
+    def providers(self, server: str | None = None) -> tuple[MCPToolProvider, ...]:
+        """The providers registered for ``server`` (every server by default), in listing order.
+
+        A server not started yet has none; `start` starts it.
+        """
+        with self._lock:
+            names = [server] if server is not None else list(self.configs)
+            return tuple(p for name in names for p in self._bound.get(name, {}).values())
+
+    def start(self, server: str) -> tuple[MCPToolProvider, ...]:
+        """Start ``server`` if needed and return its providers; blocks.
+
+        Raises:
+            MCPServerUnavailable: It did not start (also reported in `problems`).
+        """
+        try:
+            self._pool.start(server)
+        except MCPServerUnavailable as exc:
+            self._report(server, None, "unavailable", exc, log=False)
+            raise
+        self._refresh(server)
+        return self.providers(server)
+
+    # -- binding ------------------------------------------------------------------------------
+
+    def connect_to_hub(self, hub: ToolHub, *, strict: bool = False) -> MCPServers:
+        """Register the servers' tools with ``hub`` and keep them in step with each listing.
+
+        Servers whose tools every thinker sees, and servers configured ``start = "eager"``, are
+        started now, in parallel; the others when a catalog that holds their tools is first
+        resolved. Bind before thinkers take their first turn: a catalog resolved earlier does
+        not learn of servers exposed to it by class or selector.
+
+        Args:
+            hub: The hub to register with.
+            strict: Raise when any problem was reported (for CI); the servers are closed first.
+
+        Returns:
+            ``self``.
+
+        Raises:
+            ExceptionGroup: ``strict`` and problems were reported; it holds one error per
+                problem (`MCPServerUnavailable`, `MCPCollisionError`, ``ToolDeclarationError``).
+            RuntimeError: Already bound to a hub.
+        """
+        with self._lock:
+            if self._hub is not None:
+                raise RuntimeError("these MCP servers are already bound to a hub")
+            self._hub = hub
+            # What was listed before binding is registered afresh, checked against this hub.
+            self._bound.clear()
+            self._claims.clear()
+            self._blocked.clear()
+            self._settled.clear()
+        on_close = getattr(hub, "on_close", None)
+        if callable(on_close):  # closing the hub then closes every session
+            on_close(self.close)
+        try:
+            configs = list(self.configs.values())
+            if any(config.thinkers != "all" for config in configs):
+                hub.plugins.register_plugin(_CatalogHook(self), name=f"nucleo-mcp-{id(self):x}")
+            eager = [c.name for c in configs if c.thinkers == "all" or c.start == "eager"]
+            if eager:
+                for name, outcome in self._pool.start_all(eager).items():
+                    if isinstance(outcome, MCPServerUnavailable):
+                        self._report(name, None, "unavailable", outcome, log=False)
+            for config in configs:  # in configuration order: the earlier server keeps a name
+                if self._pool.tools(config.name) is not None:
+                    self._refresh(config.name)
+        finally:
+            self._settled.set()
+        if strict:
+            with self._lock:
+                errors = list(self._errors)
+            if errors:
+                self.close()
+                raise ExceptionGroup("MCP servers reported problems", errors)
+        return self
+
+    def close(self) -> None:
+        """Close every session (no server process is left behind); idempotent."""
+        self._pool.close()
+
+    def __enter__(self) -> MCPServers:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<MCPServers {list(self.configs)}>"
+
+    # -- listings -----------------------------------------------------------------------------
+
+    def _on_listing(self, server: str, _tools: tuple[Mapping[str, Any], ...]) -> None:
+        # The latest listing is read from the pool rather than the one queued: a stale notice
+        # delivered after a newer listing was applied must not undo it.
+        self._settled.wait()
+        self._refresh(server)
+
+    def _refresh(self, server: str) -> None:
+        """Bring ``server``'s providers (and the hub) in line with its latest listing."""
+        tools = self._pool.tools(server)
+        if tools is None:
+            return
+        hub = self._hub
+        natives = {} if hub is None else _natives(hub.system_wide_tools())
+        change = self._absorb(server, tools, natives)
+        self._apply(change)
+        for other in self._unblocked_by(change):
+            self._refresh(other)
+
+    def _absorb(
+        self,
+        server: str,
+        tools: tuple[Mapping[str, Any], ...],
+        natives: Mapping[str, ToolProvider],
+    ) -> _Change:
+        config = self._pool.config(server)
+        change = _Change(server=server)
+        with self._lock:
+            old = self._bound.get(server, {})
+            new: dict[str, MCPToolProvider] = {}
+            blocked: set[str] = set()
+            for descriptor in tools:
+                try:
+                    provider = MCPToolProvider.from_descriptor(config, descriptor, self._pool)
+                except ToolDeclarationError as exc:
+                    tool = descriptor.get("name")
+                    self._report(
+                        server, tool if isinstance(tool, str) else None, "invalid_tool", exc
+                    )
+                    continue
+                name = provider.name
+                if name in new:
+                    self._report(
+                        server,
+                        provider.tool,
+                        "invalid_tool",
+                        ToolDeclarationError(
+                            provider.source, ["the server lists two tools under this name"]
+                        ),
+                    )
+                    continue
+                holder = self._claims.get(name)
+                if holder is not None and holder != server:
+                    self._report(
+                        server,
+                        provider.tool,
+                        "collision",
+                        MCPCollisionError(
+                            name, server, f"MCP server '{holder}'", _prefix_fix(config)
+                        ),
+                    )
+                    blocked.add(name)
+                    continue
+                native = natives.get(name)
+                shadowing: ToolProvider | None = None
+                if native is not None:
+                    if not config.shadow:
+                        self._report(
+                            server,
+                            provider.tool,
+                            "collision",
+                            MCPCollisionError(
+                                name,
+                                server,
+                                f"the native tool {native.source}",
+                                _prefix_fix(config)
+                                + " Or set shadow = true to replace the native tool deliberately.",
+                            ),
+                        )
+                        blocked.add(name)
+                        continue
+                    shadowing = native
+                previous = old.get(name)
+                if previous is not None and previous.same_as(provider):
+                    new[name] = previous
+                    continue
+                new[name] = provider
+                change.register.append((provider, previous, shadowing))
+            for name, previous in old.items():
+                if name not in new:
+                    change.withdraw.append(previous)
+                    change.released.add(name)
+                    if self._claims.get(name) == server:
+                        del self._claims[name]
+            for name in new:
+                self._claims[name] = server
+            self._bound[server] = new
+            self._blocked[server] = blocked
+        return change
+
+    def _apply(self, change: _Change) -> None:
+        hub = self._hub
+        if hub is None or not (change.register or change.withdraw):
+            return
+        config = self._pool.config(change.server)
+        if config.thinkers == "all":
+            current = {provider.name: provider for provider in hub.system_wide_tools()}
+            for provider in change.withdraw:
+                if current.get(provider.name) is provider:
+                    hub.withdraw_system_wide_tool(provider.name)
+                with self._lock:
+                    native = self._shadowed_natives.pop(provider.name, None)
+                if native is not None:
+                    hub.register_system_wide_tool(native)
+            for provider, previous, shadowing in change.register:
+                if previous is not None and current.get(provider.name) is previous:
+                    hub.withdraw_system_wide_tool(provider.name)
+                if shadowing is not None and current.get(provider.name) is shadowing:
+                    hub.withdraw_system_wide_tool(provider.name)
+                    with self._lock:
+                        self._shadowed_natives[provider.name] = shadowing
+                        self._shadow_records.append(
+                            ShadowRecord(
+                                name=provider.name,
+                                replaced=shadowing.source,
+                                replaced_kind=type(shadowing).__name__,
+                                by=provider.source,
+                                by_kind=type(provider).__name__,
+                            )
+                        )
+                    logger.info("%s shadows the native tool %s", provider.source, shadowing.source)
+                hub.register_system_wide_tool(provider)
+            return
+        with self._lock:
+            classes = list(self._catalog_classes.get(change.server, ()))
+        for thinker_class in classes:
+            for provider in change.withdraw:
+                hub.withdraw_compatible(thinker_class, provider.name)
+            for provider, previous, _shadowing in change.register:
+                if previous is not None:
+                    hub.withdraw_compatible(thinker_class, provider.name)
+                hub.register_compatible(thinker_class, provider)
+
+    def _unblocked_by(self, change: _Change) -> list[str]:
+        if not change.released:
+            return []
+        with self._lock:
+            return [
+                server
+                for server, names in self._blocked.items()
+                if server != change.server and names & change.released
+            ]
+
+    # -- catalogs -----------------------------------------------------------------------------
+
+    def _catalog_tools(self, thinker_class: type[Any]) -> list[MCPToolProvider]:
+        """The tools of servers exposed to ``thinker_class``'s catalog (the hook's answer)."""
+        selector: Any = None
+        declared = False
+        found: list[MCPToolProvider] = []
+        for config in self.configs.values():
+            if config.thinkers == "all":
+                continue
+            if config.thinkers == "selector":
+                if not declared:
+                    declare = getattr(thinker_class, "declare_compatible_tools", None)
+                    selector = declare() if callable(declare) else None
+                    declared = True
+                if not selects_mcp_server(selector, config.name):
+                    continue
+            elif not config.selects(thinker_class):
+                continue
+            with self._lock:
+                self._catalog_classes.setdefault(config.name, set()).add(thinker_class)
+            if self._pool.tools(config.name) is None:
+                try:
+                    self._pool.start(config.name)  # first needed: this catalog selects it
+                except MCPServerUnavailable as exc:
+                    self._report(config.name, None, "unavailable", exc, log=False)
+                    continue
+                except RuntimeError:  # the pool was closed
+                    continue
+            self._refresh(config.name)
+            if not declared:
+                declare = getattr(thinker_class, "declare_compatible_tools", None)
+                selector = declare() if callable(declare) else None
+                declared = True
+            natives = self._selector_natives(selector)
+            for provider in self.providers(config.name):
+                if provider.name in natives:
+                    self._report(
+                        config.name,
+                        provider.tool,
+                        "collision",
+                        MCPCollisionError(
+                            provider.name,
+                            config.name,
+                            f"a native tool in {thinker_class.__qualname__}'s catalog",
+                            _prefix_fix(config),
+                        ),
+                    )
+                    continue
+                found.append(provider)
+        return found
+
+    def _selector_natives(self, selector: Any) -> set[str]:
+        hub = self._hub
+        if selector is None or hub is None:
+            return set()
+        names = {provider.name for provider in getattr(selector, "tools", ())}
+        for module in getattr(selector, "modules", ()):
+            try:
+                names |= {provider.name for provider in hub.scan_module(module)}
+            except ImportError:
+                continue
+        return names
+
+    # -- problems -----------------------------------------------------------------------------
+
+    def _report(
+        self,
+        server: str,
+        tool: str | None,
+        kind: MCPProblemKind,
+        error: Exception,
+        *,
+        log: bool = True,
+    ) -> None:
+        message = str(error)
+        with self._lock:
+            key = (server, tool, message)
+            if key in self._seen:
+                return
+            self._seen.add(key)
+            self._problems.append(MCPProblem(server=server, tool=tool, kind=kind, message=message))
+            self._errors.append(error)
+        if log:
+            logger.warning("%s", message)
+
+
+class _CatalogHook:
+    """The hook plugin through which catalogs learn of servers exposed to them."""
+
+    def __init__(self, servers: MCPServers) -> None:
+        self._servers = servers
+
+    @hookimpl
+    def nucleo_compatible_tools(self, thinker_class: type[Any]) -> list[MCPToolProvider]:
+        """The tools of the servers exposed to ``thinker_class`` (started on first need)."""
+        return self._servers._catalog_tools(thinker_class)
+
+
+def connect_to_hub(
+    hub: ToolHub,
+    servers: Iterable[MCPServerConfig] | MCPServers | None = None,
+    *,
+    strict: bool = False,
+) -> MCPServers:
+    """Bind MCP servers to ``hub``: the configured ones (see `discover_servers`) by default.
+
+    Returns:
+        The bound servers; close them (`MCPServers.close`) to end every session.
+
+    Raises:
+        MCPConfigError: A configuration file is malformed.
+        ExceptionGroup: ``strict`` and problems were reported.
+    """
+    if servers is None:
+        bound = MCPServers.from_config()
+    elif isinstance(servers, MCPServers):
+        bound = servers
+    else:
+        bound = MCPServers(servers)
+    return bound.connect_to_hub(hub, strict=strict)
+
+
+def _natives(providers: Iterable[ToolProvider]) -> dict[str, ToolProvider]:
+    return {p.name: p for p in providers if not isinstance(p, MCPToolProvider)}
+
+
+def _prefix_fix(config: MCPServerConfig) -> str:
+    suggested = re.sub(r"[^A-Za-z0-9_-]", "_", config.name)[:32]
+    if not suggested[:1].isalpha():
+        suggested = ("s" + suggested)[:32]
+    where = (
+        f"[tool.nucleo.mcp.servers.{config.name}]"
+        if config.origin.endswith("[tool.nucleo.mcp]") or config.origin == "code"
+        else f"the configuration of MCP server '{config.name}' ({config.origin})"
+    )
+    if config.prefix:
+        return f"Choose another prefix for '{config.name}' in {where}."
+    return (
+        f'Fix: set prefix = "{suggested}" in {where}; its tools are then named {suggested}_<tool>.'
+    )

@@ -1,0 +1,458 @@
+"""`ReactiveThinker`: one chat turn over a durable conversation, ending cleanly or saying why.
+
+A turn appends the user's text to the conversation and runs the `Thinker` loop until the model
+gives a final answer, with three additions:
+
+- **The inbox.** Messages that arrive while the turn runs are offered to `ReactiveThinker.inbox`
+  (see `Inbox`), accepted or refused at once. Accepted ones are injected as user messages at
+  the next turn boundary, before the next model call ("injection draining"); a final answer
+  given while accepted messages wait does not end the turn: they are injected and the model
+  answers again. Each answer the model gives is passed to `ReactiveThinker.deliver`.
+- **The closing turn.** At ``max_iterations`` without a final answer, the inbox closes
+  (messages accepted until then are injected first, later ones are refused), and one more
+  call asks the model for its final answer now, with ``tool_choice="none"``. The request
+  carries a note saying so (`closing_note`), merged into its last user message; the note is
+  part of that request only, not of the conversation. Its answer ends the turn; a closing turn
+  that answers with tool calls instead ends it abnormally (`ThinkerIterationLimit`).
+- **The abnormal-end discipline.** However else the turn ends — the model provider fails, the
+  answer stays unreadable, the tool executor fails, the turn is cancelled, the closing turn
+  gives no answer, the process is interrupted — the conversation is rolled back to the last
+  user utterance (`ConversationContext.rollback_to_last_user_utterance`) and the reason,
+  written for the model (`abnormal_end_reason`), is recorded as an `ABNORMAL_END` marker right
+  after it. Messages the inbox had accepted and not injected yet are then appended, followed
+  by a second marker with the same reason: nothing accepted is lost, and no question is left
+  hanging. The original exception is then **re-raised** (a turn never returns without an
+  answer); `ReactiveThinker.last_outcome` says what the turn did either way.
+
+  A process killed mid-turn (``SIGKILL``, power loss) runs no handler at all; so a turn marks
+  the conversation as having a turn in progress (metadata `TURN_IN_PROGRESS`, with the number
+  of messages before it) and clears the mark when it ends. The next turn opening the
+  conversation finds the mark and applies the same discipline then: the interrupted turn's
+  partial work is rolled back to its last user utterance, and a marker with `INTERRUPTED`
+  follows it — unless the interrupted turn had already answered (its last message is a final
+  answer) or already recorded its marker, when nothing is removed.
+
+A resumed model therefore reads every question followed either by an answer or by a note
+saying why there was none (``messages_for_model`` renders markers as such notes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from nucleo_core.conversations.marker import ABNORMAL_END, Marker
+from nucleo_core.errors import MisuseError, ModelError, ResponseError
+from nucleo_core.models.messages import Message, TextBlock
+from nucleo_core.thinking.depth import Depth
+from nucleo_core.thinking.inbox import CLOSING_TURN, ENDING_ABNORMALLY, Inbox
+from nucleo_core.thinking.llm_call import LLMCall
+from nucleo_core.thinking.thinker import ANSWER_REFUSED, Thinker, ThinkerIterationLimit
+from nucleo_core.thinking.transcript import render_transcript
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from nucleo_core.conversations import ConversationContext, ConversationService
+    from nucleo_core.hub.hub import ToolHub
+    from nucleo_core.models.catalog import ModelCatalog
+    from nucleo_core.models.client import ModelClient
+    from nucleo_core.models.declaration import ThinkerDeclaration
+    from nucleo_core.thinking.correction import ResponseCorrection
+    from nucleo_core.thinking.execution import ExecutionPolicy
+    from nucleo_core.thinking.response import ThinkingResponse
+
+__all__ = [
+    "CLOSING_NOTE",
+    "INTERRUPTED",
+    "TURN_IN_PROGRESS",
+    "ReactiveThinker",
+    "TurnOutcome",
+]
+
+logger = logging.getLogger("nucleo.thinking")
+
+#: The conversation metadata key a turn in progress sets (``{"started_at": <message count>}``)
+#: and clears (``None``) when it ends, so the next turn can tell that a process died mid-turn.
+TURN_IN_PROGRESS = "nucleo.reactive.turn_in_progress"
+
+#: The reason recorded when a turn is found interrupted (its process died mid-turn).
+INTERRUPTED = "the turn was interrupted: the process running it stopped before an answer was given"
+
+#: What the closing turn's request tells the model.
+CLOSING_NOTE = (
+    "You have used every turn this request allows. Do not call any tool: give your final "
+    "answer now, from what you have found so far, and say what is left undone, if anything."
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnOutcome:
+    """What one turn did: its answer, or why it ended without one.
+
+    Attributes:
+        conversation_id: The conversation the turn ran in.
+        answer: The turn's final answer; ``None`` when it ended abnormally.
+        reason: The reason recorded for the model when it ended abnormally, else ``None``.
+        error: The exception that ended it abnormally (re-raised to the caller), else ``None``.
+        removed: How many messages the rollback removed.
+        markers: The markers the turn recorded: the interrupted previous turn's, if it found
+            one, then its own abnormal end's.
+        injected: The inbox messages injected into the conversation, in order.
+        closing_turn: Whether the turn reached its closing turn.
+    """
+
+    conversation_id: str
+    answer: str | None
+    reason: str | None = None
+    error: BaseException | None = None
+    removed: int = 0
+    markers: tuple[Marker, ...] = ()
+    injected: tuple[str, ...] = ()
+    closing_turn: bool = False
+
+    @property
+    def answered(self) -> bool:
+        """Whether the turn ended with a final answer."""
+        return self.answer is not None
+
+
+@dataclass(slots=True)
+class _Turn:
+    """The running turn's bookkeeping."""
+
+    context: ConversationContext
+    start: int
+    markers: list[Marker] = field(default_factory=list)
+    injected: list[str] = field(default_factory=list)
+    calls: int = 0
+    closing: bool = False
+    reached_closing: bool = False
+
+
+class ReactiveThinker(Thinker[str, str]):
+    """One chat turn over a durable conversation: inbox, closing turn, abnormal-end discipline.
+
+    See the module documentation for the whole contract. One turn runs at a time on a thinker;
+    messages for the running turn go to `inbox`.
+
+    The arguments are `Thinker`'s.
+    """
+
+    #: What the closing turn's request tells the model (see `closing_note`).
+    closing_note_text: ClassVar[str] = CLOSING_NOTE
+
+    def __init__(
+        self,
+        declaration: ThinkerDeclaration,
+        *,
+        hub: ToolHub | None = None,
+        catalog: ModelCatalog | None = None,
+        conversations: ConversationService | None = None,
+        pin: str | None = None,
+        read_only: bool = False,
+        depth: Depth = Depth.STANDARD,
+        execution: ExecutionPolicy | None = None,
+        system: str = "",
+        correction: ResponseCorrection | None = None,
+        client: ModelClient | None = None,
+    ) -> None:
+        super().__init__(
+            declaration,
+            hub=hub,
+            catalog=catalog,
+            conversations=conversations,
+            pin=pin,
+            read_only=read_only,
+            depth=depth,
+            execution=execution,
+            system=system,
+            correction=correction,
+            client=client,
+        )
+        #: Messages for the running turn: offer them here (see `Inbox`).
+        self.inbox = Inbox()
+        self.last_outcome: TurnOutcome | None = None
+        self._turn: _Turn | None = None
+        self._turn_lock = threading.Lock()
+
+    # -- running --------------------------------------------------------------------------------
+
+    async def turn(self, text: str, *, conversation_id: str) -> str:
+        """Run one chat turn on the durable conversation ``conversation_id``; return the answer.
+
+        Raises:
+            MisuseError: A turn is already running on this thinker (offer the text to `inbox`).
+            ThinkerIterationLimit: Neither the turns nor the closing turn gave a final answer.
+            ModelError: The model provider failed.
+            ResponseError: The model's answer stayed unreadable within the correction budget.
+            asyncio.CancelledError: The turn was cancelled.
+
+            Whatever ends the turn abnormally is re-raised after the rollback and its marker.
+        """
+        return await self._run_turn(text, conversation_id=conversation_id, durable=True)
+
+    async def run(
+        self, input: str, *, conversation_id: str | None = None, durable: bool = False
+    ) -> str:
+        """A turn with ``input`` as the user's text (see `turn`), on any conversation.
+
+        With ``durable=False`` the conversation is temporary, as for every `Thinker`; the
+        discipline is the same.
+        """
+        return await self._run_turn(
+            self.render_input(input), conversation_id=conversation_id, durable=durable
+        )
+
+    def open_conversation(
+        self, conversation_id: str | None, *, durable: bool
+    ) -> ConversationContext:
+        """The conversation a turn runs in (`ChatThinker` makes a temporary one durable)."""
+        return self.conversations.open(conversation_id, durable=durable)
+
+    async def _run_turn(self, text: str, *, conversation_id: str | None, durable: bool) -> str:
+        with self._turn_lock:
+            if self._turn is not None:
+                raise MisuseError(
+                    f"a turn is already running on this {type(self).__name__}; offer the message "
+                    "to its inbox (thinker.inbox.offer) or wait for the turn to end"
+                )
+            context = self.open_conversation(conversation_id, durable=durable)
+            turn = self._turn = _Turn(context=context, start=len(context))
+        self._context = context
+        answer: str | None = None
+        error: BaseException | None = None
+        reason: str | None = None
+        removed = 0
+        try:
+            self.inbox.open()
+            self._recover_interrupted(turn)
+            turn.start = len(context)
+            context.set_metadata(TURN_IN_PROGRESS, {"started_at": turn.start})
+            context.append(Message.user(text))
+            answer = await self.think(context)
+        except BaseException as exc:
+            error, reason = exc, self.abnormal_end_reason(exc)
+            removed = self._end_abnormally(turn, exc, reason)
+            raise
+        else:
+            _clear_mark(context)  # a mark left set is harmless: the answer is there
+            return answer
+        finally:
+            self.inbox.stop()
+            self.last_outcome = TurnOutcome(
+                conversation_id=context.id,
+                answer=answer,
+                reason=reason,
+                error=error,
+                removed=removed,
+                markers=tuple(turn.markers),
+                injected=tuple(turn.injected),
+                closing_turn=turn.reached_closing,
+            )
+            self._transcript = render_transcript(context.messages)
+            self._context = None
+            with self._turn_lock:
+                self._turn = None
+            self.conversations.close(context, registry=self.registry)
+
+    async def think(self, context: ConversationContext) -> str:
+        """The `Thinker` loop; at its cap, the closing turn."""
+        try:
+            return await super().think(context)
+        except ThinkerIterationLimit as limit:
+            turn = self._turn
+            if turn is None or turn.calls < self.max_iterations:
+                raise  # not the loop's cap: raised from within a turn
+            return await self.closing_turn(context, limit)
+
+    async def closing_turn(self, context: ConversationContext, limit: ThinkerIterationLimit) -> str:
+        """One last call, tools not offered (``tool_choice="none"``), whose answer ends the turn.
+
+        The inbox closes first: messages accepted until now are injected, later ones refused.
+
+        Raises:
+            ThinkerIterationLimit: The closing turn answered with tool calls, not an answer.
+        """
+        turn = self._require_turn()
+        turn.closing = turn.reached_closing = True
+        try:
+            self.inject(context, self.inbox.close(CLOSING_TURN))
+            self.reconcile_tool_registry()
+            result = await self.submit_thinking_call(context)
+            if result.final_answer:
+                context.extend(result.turns)
+                accepted = await self.accept(result, context)
+                if accepted is not ANSWER_REFUSED:
+                    return accepted  # type: ignore[no-any-return]  # a str, as declared
+            raise ThinkerIterationLimit(
+                f"{type(self).__name__} reached {self.max_iterations} turns without a final "
+                "answer, and its closing turn gave none either"
+            ) from limit
+        finally:
+            turn.closing = False
+
+    async def submit_thinking_call(self, context: ConversationContext) -> ThinkingResponse[Any]:
+        """Inject the inbox's accepted messages, then make this turn's exchange with the model.
+
+        In the closing turn the exchange offers no tool (``tool_choice="none"``) and its request
+        carries `closing_note`.
+        """
+        self.inject(context, self.inbox.drain())
+        turn = self._turn
+        if turn is None or not turn.closing:
+            result = await super().submit_thinking_call(context)
+            if turn is not None:
+                turn.calls += 1
+            return result
+        call: LLMCall[Any] = LLMCall(
+            declaration=self.declaration,
+            messages=_with_note(context.messages_for_model(), self.closing_note()),
+            catalog=self.catalog,
+            system=self.system_text(),
+            tools=self.registry,
+            output_type=self.output_type,
+            pin=self.pin,
+            tool_choice="none",
+            correction=self.correction,
+            client=self.client,
+        )
+        result = await call.run()
+        self.catalog = call.catalog
+        return result
+
+    async def accept(self, result: ThinkingResponse[Any], context: ConversationContext) -> Any:
+        """Deliver the answer; refuse it as the turn's end while accepted messages wait.
+
+        The answer stays in the conversation either way; when messages wait, they are injected
+        at the next boundary and the model answers again.
+        """
+        answer = await super().accept(result, context)
+        if answer is ANSWER_REFUSED:
+            return answer
+        text = answer if isinstance(answer, str) else str(answer)
+        final = self.inbox.settle()
+        self.deliver(text, interim=not final)
+        return text if final else ANSWER_REFUSED
+
+    # -- hooks ----------------------------------------------------------------------------------
+
+    def inject(self, context: ConversationContext, texts: Sequence[str]) -> None:
+        """Append ``texts`` (accepted inbox messages) as user messages, in order."""
+        if not texts:
+            return
+        context.extend(Message.user(text) for text in texts)
+        if self._turn is not None:
+            self._turn.injected.extend(texts)
+
+    def deliver(self, answer: str, *, interim: bool) -> None:
+        """Called with every answer the model gives; ``interim`` when the turn goes on after it.
+
+        Does nothing here; `ChatThinker` streams the answer as content events.
+        """
+        del answer, interim
+
+    def closing_note(self) -> str:
+        """What the closing turn's request tells the model (`closing_note_text`)."""
+        return self.closing_note_text
+
+    def abnormal_end_reason(self, error: BaseException) -> str:
+        """Why the turn ended without an answer, written for the model that resumes it.
+
+        It names the kind of failure, never the exception's message (which may quote a secret
+        or the model's own input).
+        """
+        name = type(error).__name__
+        if isinstance(error, asyncio.CancelledError):
+            return "the turn was cancelled before an answer was given"
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            return "the program was stopped before an answer was given"
+        if isinstance(error, ThinkerIterationLimit):
+            return (
+                f"no final answer was reached within {self.max_iterations} turns and a closing turn"
+            )
+        if isinstance(error, ModelError):
+            return f"the model provider failed ({name}) before an answer was given"
+        if isinstance(error, ResponseError):
+            return (
+                f"the model's answer could not be read after {error.attempts} attempt(s) ({name})"
+            )
+        return f"an internal error ({name}) stopped the turn before an answer was given"
+
+    # -- the discipline -------------------------------------------------------------------------
+
+    def _require_turn(self) -> _Turn:
+        turn = self._turn
+        if turn is None:
+            raise MisuseError(f"{type(self).__name__}: no turn is running")
+        return turn
+
+    def _end_abnormally(self, turn: _Turn, error: BaseException, reason: str) -> int:
+        """Roll back, record the marker, keep what the inbox accepted; never raise."""
+        context = turn.context
+        leftovers = self.inbox.close(ENDING_ABNORMALLY)
+        removed = 0
+        try:
+            if len(context) > turn.start:  # the question is in: roll this turn back to it
+                removed = context.rollback_to_last_user_utterance(reason)
+                turn.markers.append(context.markers[-1])
+            if leftovers:  # accepted, so kept: after the rollback, and answered by a marker too
+                self.inject(context, leftovers)
+                turn.markers.append(context.record_marker(ABNORMAL_END, reason))
+            _clear_mark(context)
+        except Exception as cleanup:  # the store failed too: keep the original error
+            logger.exception("could not record the abnormal end of conversation %s", context.id)
+            error.add_note(f"nucleo: the abnormal end could not be recorded ({cleanup!r})")
+        logger.warning(
+            "turn of conversation %s ended abnormally (%s): %s; %d message(s) rolled back",
+            context.id,
+            type(error).__name__,
+            reason,
+            removed,
+        )
+        return removed
+
+    def _recover_interrupted(self, turn: _Turn) -> None:
+        """Apply the discipline to a turn a dead process left in progress, if there is one."""
+        context = turn.context
+        mark = context.metadata.get(TURN_IN_PROGRESS)
+        if not isinstance(mark, dict):
+            return
+        started_at = mark.get("started_at")
+        grew = isinstance(started_at, int) and len(context) > started_at
+        if grew and not _answered_or_marked(context):
+            context.rollback_to_last_user_utterance(INTERRUPTED)
+            turn.markers.append(context.markers[-1])
+            logger.warning(
+                "conversation %s: an interrupted turn was rolled back to its question", context.id
+            )
+        context.set_metadata(TURN_IN_PROGRESS, None)
+
+
+def _clear_mark(context: ConversationContext) -> None:
+    """Clear the turn-in-progress mark; a failure is logged (the next turn copes with the mark)."""
+    try:
+        context.set_metadata(TURN_IN_PROGRESS, None)
+    except Exception:
+        logger.exception("could not clear the turn mark of conversation %s", context.id)
+
+
+def _answered_or_marked(context: ConversationContext) -> bool:
+    """Whether the conversation ends with a final answer, or with a marker after its end."""
+    messages = context.messages
+    if any(marker.position == len(messages) for marker in context.markers):
+        return True
+    last = messages[-1] if messages else None
+    return last is not None and last.role == "assistant" and not last.tool_uses
+
+
+def _with_note(messages: Sequence[Message], note: str) -> tuple[Message, ...]:
+    """``messages`` with ``note`` as user text at the end (joined to a last user message)."""
+    block = TextBlock(text=note)
+    if messages and messages[-1].role == "user":
+        last = messages[-1]
+        return (*messages[:-1], Message(role="user", content=(*last.content, block)))
+    return (*messages, Message(role="user", content=(block,)))
