@@ -2,9 +2,9 @@
 
 ``nucleo tools`` lists and ``nucleo tools show NAME`` shows; ``--from`` and ``--json`` may be
 given before or after ``show``, and both placements add up. The other commands (``plugins``,
-``skills``, ``catalog``, ``ask``) each live in a module of their own. A mistake in what the
-user asked (a source that cannot be imported, a misdeclared tool, an unknown name) is printed
-as one ``Error:`` message with exit code 2, never as a traceback.
+``skills``, ``catalog``, ``ask``, ``run``, ``chat``, ``demo``) each live in a module of their
+own. A mistake in what the user asked (a source that cannot be imported, a misdeclared tool, an
+unknown name) is printed as one ``Error:`` message with exit code 2, never as a traceback.
 """
 
 from __future__ import annotations
@@ -18,9 +18,13 @@ from nucleo_core import __version__
 from nucleo_core.cli import render
 from nucleo_core.cli.ask import ask
 from nucleo_core.cli.catalog import catalog
+from nucleo_core.cli.chat import chat
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.demo import demo
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.mcp import mcp
 from nucleo_core.cli.plugins import plugins
+from nucleo_core.cli.run import run
 from nucleo_core.cli.skills import skills
 from nucleo_core.cli.sources import CollectedTools, ToolSourceError, collect_registry
 
@@ -131,6 +135,10 @@ nucleo.add_command(plugins)
 nucleo.add_command(skills)
 nucleo.add_command(catalog)
 nucleo.add_command(ask)
+nucleo.add_command(run)
+nucleo.add_command(chat)
+nucleo.add_command(demo)
+nucleo.add_command(mcp)
 
 
 def main(args: Sequence[str] | None = None) -> None:

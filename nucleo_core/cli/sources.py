@@ -2,7 +2,8 @@
 
 `collect_registry` builds the registry every command reads, and says where each tool comes
 from: the tool packs installed (``nucleo.tools`` entry points), the system-wide tools plugins
-add, and the ``--from`` sources the user names.
+add, the tools of the MCP servers configured for the project, and the ``--from`` sources the
+user names.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from nucleo_core.cli.importing import FILE_MODULE_PREFIX, ImportFailure, import_source
+from nucleo_core.cli.mcp import configured_mcp_tools
 from nucleo_core.errors import MisuseError
 from nucleo_core.tools import ToolProvider, ToolRegistry, tools_in_module
 
@@ -54,10 +56,12 @@ class CollectedTools:
 
     Attributes:
         registry: One tool per name: the installed packs' tools (in load order), the
-            system-wide tools, then the tools of each ``--from`` source.
+            system-wide tools, the configured MCP servers' tools, then the tools of each
+            ``--from`` source.
         origins: Tool name to where it comes from: ``pack NAME (DISTRIBUTION VERSION)``,
-            ``system-wide`` or ``--from SOURCE``; a tool met under several origins (a pack's
-            tool its own plugin also makes system-wide) has them joined by ``", "``.
+            ``system-wide``, ``mcp server ID`` or ``--from SOURCE``; a tool met under several
+            origins (a pack's tool its own plugin also makes system-wide) has them joined by
+            ``", "``.
         warnings: The installed tools left out of the registry, each with the reason: a name
             an earlier installed tool already has, or a declaration that does not check.
     """
@@ -82,7 +86,9 @@ def collect_registry(sources: Iterable[str] = (), *, hub: ToolHub | None = None)
     Args:
         sources: Module names or file paths; a source named twice is loaded once.
         hub: A hub whose plugins are loaded: its tool packs' tools and its system-wide tools
-            come first. ``None`` collects the sources' tools only.
+            come first, then the tools of the MCP servers configured for the project (see
+            `discover_servers`; each server is started to list them, then closed; one that
+            does not start is a warning). ``None`` collects the sources' tools only.
 
     Returns:
         A fresh registry of the tools, with their origins.
@@ -97,6 +103,10 @@ def collect_registry(sources: Iterable[str] = (), *, hub: ToolHub | None = None)
             collector.add_installed(pack_tool.provider, pack_origin(hub, pack_tool))
         for provider in hub.system_wide_tools():
             collector.add_installed(provider, SYSTEM_WIDE)
+        mcp_tools, mcp_warnings = configured_mcp_tools()
+        collector.warnings += mcp_warnings
+        for provider, origin in mcp_tools:
+            collector.add_installed(provider, origin)
     loaded: set[str] = set()
     for source in sources:
         module = load_source(source)

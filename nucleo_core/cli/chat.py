@@ -1,0 +1,136 @@
+"""``nucleo chat THINKER``: a durable chat with a `ChatThinker`, one line per message."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import click
+
+from nucleo_core.cli.catalog import load_thinker_class
+from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.running import (
+    AnswerPrinter,
+    build_thinker,
+    declaration_of,
+    discover_catalog,
+    model_failure,
+    resolve_seat,
+)
+
+if TYPE_CHECKING:
+    from nucleo_core.thinking.chat import ChatThinker
+
+__all__ = ["EXIT_COMMANDS", "chat"]
+
+#: Lines that end the chat, besides the end of input (Ctrl-D).
+EXIT_COMMANDS = frozenset({"/exit", "/quit"})
+
+
+@click.command()
+@click.argument("thinker")
+@click.option(
+    "--model",
+    "pin",
+    metavar="ENTRY",
+    help=(
+        "The model, as a catalog entry id: anthropic:<model>, openai:<model> or "
+        "openai-compatible:<base_url>#<model>. Default: the entry configured for the "
+        "thinker's grade."
+    ),
+)
+@click.option(
+    "--conversation",
+    "conversation_id",
+    metavar="ID",
+    help="Resume this conversation (its id is printed when a chat starts). Default: a new one.",
+)
+def chat(thinker: str, pin: str | None, conversation_id: str | None) -> None:
+    """Chat with a ChatThinker: each line you type is one message, its answer streamed back.
+
+    THINKER is the class's import path, as for `nucleo run`; it must subclass ChatThinker. It is
+    built as `nucleo run` builds a thinker. The conversation is durable: every turn is kept
+    (in $NUCLEO_CONVERSATIONS, by default ~/.local/share/nucleo/conversations.sqlite3), and its
+    id is printed at the start, so --conversation ID resumes it later. Type /exit, or end the
+    input (Ctrl-D), to leave.
+    """
+    from nucleo_core.conversations import ConversationService
+    from nucleo_core.thinking.chat import ChatThinker
+
+    thinker_class = load_thinker_class(thinker)
+    if not issubclass(thinker_class, ChatThinker):
+        raise CommandError(
+            f"'{thinker}' is not a chat thinker: it does not subclass "
+            "nucleo_core.thinking.chat.ChatThinker (`nucleo run` runs other thinkers)"
+        )
+    declaration = declaration_of(thinker_class)
+    catalog = discover_catalog()
+    seat = resolve_seat(catalog, declaration, pin)
+    conversations = ConversationService()
+    instance: ChatThinker = build_thinker(
+        thinker_class,
+        thinker,
+        declaration,
+        hub=loaded_hub(),
+        catalog=catalog,
+        conversations=conversations,
+        pin=pin,
+    )
+    printer = AnswerPrinter()
+    instance.listeners.append(printer)
+    resumed = conversation_id is not None and conversations.exists(conversation_id)
+    conversation_id = conversation_id or uuid.uuid4().hex
+    state = "resumed" if resumed else "new"
+    _note(f"Conversation {conversation_id} ({state}), with {seat.id}.")
+    _note("Type a message and press Enter; /exit or Ctrl-D ends the chat.")
+    resume = f"nucleo chat {thinker} --conversation {conversation_id}"
+
+    async def chatting() -> None:
+        try:
+            for line in _messages():
+                printer.reset()
+                answer = await instance.send(line, conversation_id=conversation_id)
+                if not printer.printed:  # nothing streamed: print the answer itself
+                    click.echo(answer)
+        finally:
+            await catalog.aclose()
+
+    try:
+        asyncio.run(chatting())
+    except Exception as exc:
+        failure = model_failure(exc, seat, thinker).message
+        raise CommandError(f"{failure} The conversation is kept: {resume}") from exc
+    finally:
+        conversations.shutdown()
+    _note(f"Resume this conversation with: {resume}")
+
+
+def _messages() -> Iterator[str]:
+    """The user's messages: stdin's lines, blank ones skipped, until EOF or an exit command."""
+    stream = sys.stdin  # what click's test runner replaces, too
+    interactive = stream.isatty()
+    while True:
+        if interactive:
+            click.echo("> ", nl=False, err=True)
+        try:
+            line = stream.readline()
+        except KeyboardInterrupt:  # Ctrl-C at the prompt ends the chat like Ctrl-D
+            click.echo(err=True)
+            return
+        if not line:
+            return
+        text = line.strip()
+        if text in EXIT_COMMANDS:
+            return
+        if text:
+            yield text
+
+
+def _note(text: str) -> None:
+    """Tell the user something that is not an answer: on stderr, so stdout is the answers."""
+    click.echo(text, err=True)
+    sys.stderr.flush()

@@ -1,0 +1,161 @@
+"""``nucleo demo``: the thinker shipped with nucleo, told step by step as it runs.
+
+With no model configured for its grade (and no ``--model``) a script plays the model, so the
+demo runs anywhere, offline; with one, the same thinkers run on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import textwrap
+from typing import TYPE_CHECKING
+
+import click
+
+from nucleo_core.cli import render
+from nucleo_core.cli.running import discover_catalog, model_failure, resolve_seat
+
+if TYPE_CHECKING:
+    from nucleo_core.demo import DemoEvent, DemoRun
+
+__all__ = ["demo"]
+
+# Output is wrapped to the terminal, never wider than this: it reads as a story, not a table.
+_MAX_WIDTH = 100
+_INDENT = {
+    "thinker": 0,
+    "objective": 2,
+    "turn": 2,
+    "step": 2,
+    "host": 4,
+    "says": 4,
+    "call": 4,
+    "result": 4,
+    "answer": 4,
+    "correction": 4,
+}
+
+
+@click.command()
+@click.option(
+    "--model",
+    "pin",
+    metavar="ENTRY",
+    help=(
+        "Run the demo on this model, as a catalog entry id: anthropic:<model>, openai:<model> "
+        "or openai-compatible:<base_url>#<model>. Default: the model configured for the "
+        "standard grade, or the script when there is none."
+    ),
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (the steps shown, every event, the answers and transcripts).",
+)
+def demo(pin: str | None, as_json: bool) -> None:
+    """Run the thinker shipped with nucleo and tell each step of its design as it happens.
+
+    A PicnicPlanner asks for three tools with request_tools: two are admitted, one is refused
+    by an admission rule, with its reason. It pulls in a skill with request_skill and calls two
+    tools in one turn, which run in parallel. A PlanReviewer, bound read-only, is given a
+    mutating tool while its model thinks; its call is refused at the call. Then the
+    transcripts. With no model configured for the standard grade, and no --model, a script
+    plays the model.
+    """
+    from nucleo_core.demo import PicnicPlanner, run_demo
+
+    catalog = discover_catalog()
+    declaration = PicnicPlanner.declaration
+    scripted = pin is None and str(declaration.grade) not in catalog.grades
+    seat = None if scripted else resolve_seat(catalog, declaration, pin)
+    if not as_json:
+        if seat is None:
+            _say(
+                f"nucleo demo, on the scripted model: no model is configured for the grade "
+                f"'{declaration.grade}', so a script plays it. Give --model ENTRY, or configure "
+                "a model, to run the same thinkers on a real one.",
+                0,
+            )
+        else:
+            _say(f"nucleo demo, on {seat.id}.", 0)
+    try:
+        result = asyncio.run(
+            run_demo(
+                catalog=None if scripted else catalog,
+                pin=pin,
+                on_event=None if as_json else _print_event,
+            )
+        )
+    except Exception as exc:
+        if seat is None:
+            raise  # the script failed: a bug in nucleo, shown with its traceback
+        raise model_failure(exc, seat, "nucleo demo") from exc
+    if as_json:
+        render.print_json(
+            {
+                "model": result.model,
+                "scripted": scripted,
+                "steps": list(result.steps),
+                "events": [event.as_json() for event in result.events],
+                "answers": result.answers,
+                "transcripts": result.transcripts,
+            }
+        )
+        return
+    _print_transcripts(result)
+    _print_summary(result)
+
+
+def _print_event(event: DemoEvent) -> None:
+    from nucleo_core.demo import STEPS
+
+    if event.step == 6:
+        return  # told with the transcripts, at the end
+    indent = _INDENT[event.kind]
+    if event.kind == "thinker":
+        click.echo()
+    if event.step is not None:
+        _say(f"Step {event.step} - {STEPS[event.step]}", indent)
+        indent += 2
+    _say(event.text, indent)
+
+
+def _print_transcripts(result: DemoRun) -> None:
+    from nucleo_core.demo import STEPS
+
+    click.echo()
+    _say(f"Step 6 - {STEPS[6]}", 0)
+    for name, transcript in result.transcripts.items():
+        _say(name, 2)
+        for line in transcript.splitlines():
+            _say(line, 4, hanging=4)
+
+
+def _print_summary(result: DemoRun) -> None:
+    click.echo()
+    missing = [str(step) for step in range(1, 7) if step not in result.steps]
+    if not missing:
+        _say("All six steps were shown.", 0)
+    else:
+        _say(
+            f"Steps shown: {', '.join(map(str, result.steps))}. Not shown: {', '.join(missing)} "
+            "(the model took another way).",
+            0,
+        )
+
+
+def _say(text: str, indent: int, *, hanging: int = 2) -> None:
+    """Print ``text`` wrapped to the terminal, indented; continuation lines indented more."""
+    width = min(shutil.get_terminal_size((_MAX_WIDTH, 24)).columns, _MAX_WIDTH)
+    for paragraph in text.splitlines() or [""]:
+        lines = textwrap.wrap(
+            paragraph,
+            width=max(width, 40),
+            initial_indent=" " * indent,
+            subsequent_indent=" " * (indent + hanging),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        click.echo("\n".join(lines) if lines else "")

@@ -1,0 +1,373 @@
+"""``nucleo mcp``: the MCP servers configured for this project, and the tools each one lists.
+
+``nucleo mcp`` reads the configuration from the working directory upward (see
+`discover_servers`), starts every server at once (each within its ``startup_timeout``) and
+prints one row per server: its id, its transport (the stdio command or the HTTP URL), its
+status, how many tools it lists, and its last error with the last line of its stderr. A server
+that does not start is shown, not fatal: the command exits 0. ``nucleo mcp tools SERVER``
+starts one server and lists its tools as ``nucleo tools`` does.
+
+Every server is closed before the command returns, so no server process outlives it. What the
+MCP layer logs meanwhile is the command's to say: the table, or ``Warning:`` lines on stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from nucleo_core.cli import render
+from nucleo_core.cli.command_error import CommandError
+from nucleo_core.mcp import (
+    MCPConfigError,
+    MCPProblem,
+    MCPServerConfig,
+    MCPServers,
+    MCPServerStatus,
+    MCPServerUnavailable,
+    MCPToolProvider,
+    discover_servers,
+)
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+__all__ = [
+    "ServerReport",
+    "Survey",
+    "configured_mcp_tools",
+    "mcp",
+    "mcp_origin",
+    "server_summary",
+    "survey",
+]
+
+_COLUMNS = ("Server", "Transport", "Status", "Tools", "Last error")
+_STATE_STYLES = {"ready": "green", "failed": "red", "restarting": "yellow", "starting": "yellow"}
+#: The logger the MCP layer reports on.
+_MCP_LOGGER = "nucleo.mcp"
+
+_HOW_TO_CONFIGURE = """\
+Declare a server in pyproject.toml, in this folder or one above it:
+
+  [tool.nucleo.mcp.servers.time]
+  command = "uvx"
+  args = ["mcp-server-time"]
+  risk = "low"
+
+nucleo.toml ([mcp.servers.<id>]) and a project's .mcp.json ("mcpServers") are read too;
+docs/mcp.md explains every setting."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerReport:
+    """One configured server as the command found it.
+
+    Attributes:
+        config: Its configuration.
+        status: Its session state once started (before it was closed).
+        unavailable: Why it did not start, when it did not.
+        providers: Its tools, as registered (without any skipped or colliding tool).
+    """
+
+    config: MCPServerConfig
+    status: MCPServerStatus
+    unavailable: MCPServerUnavailable | None
+    providers: tuple[MCPToolProvider, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Survey:
+    """Every server asked for, started at once and closed again.
+
+    Attributes:
+        servers: One report per server, in configuration order.
+        problems: What the MCP layer reported besides: invalid tools, name collisions.
+    """
+
+    servers: tuple[ServerReport, ...]
+    problems: tuple[MCPProblem, ...]
+
+
+@click.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+@click.pass_context
+def mcp(ctx: click.Context, as_json: bool) -> None:
+    """List the MCP servers configured for this project, each one started and checked.
+
+    The configuration is read from the working directory upward: [tool.nucleo.mcp.servers.ID]
+    in pyproject.toml, [mcp.servers.ID] in nucleo.toml, and a project's .mcp.json. Each row
+    shows the server's id, its transport (the stdio command or the HTTP URL), its status, how
+    many tools it lists, and its last error with the last line of its stderr. A server that
+    does not start is shown, not fatal. Every server is stopped before the command ends.
+    `nucleo mcp tools SERVER` lists one server's tools.
+    """
+    if ctx.invoked_subcommand is not None:
+        return  # the subcommand reads --json from this context
+    configs = _configured()
+    if not configs:
+        if as_json:
+            render.print_json([])
+        else:
+            click.echo("No MCP servers are configured for this project.")
+            click.echo(_HOW_TO_CONFIGURE)
+        return
+    found = survey(configs)
+    if as_json:
+        render.print_json([server_summary(report) for report in found.servers])
+    else:
+        _print_server_table(found.servers)
+    _warn(found.problems)
+
+
+@mcp.command("tools")
+@click.argument("server")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+@click.pass_context
+def mcp_tools(ctx: click.Context, server: str, as_json: bool) -> None:
+    """List the tools of one configured MCP server, starting it to ask.
+
+    Each row shows the tool's name (with the server's prefix, if it has one), its source
+    mcp:SERVER:TOOL, whether it is read-only and its risk, both as the configuration declares
+    them, and the first line of its description. SERVER is the server's configured id.
+    """
+    group = ctx.parent.params if ctx.parent is not None else {}
+    as_json = as_json or bool(group.get("as_json", False))
+    configs = _configured()
+    if not configs:
+        raise CommandError(
+            f"no MCP server named '{server}': no MCP servers are configured for this project.\n"
+            + _HOW_TO_CONFIGURE
+        )
+    ids = [config.name for config in configs]
+    if server not in ids:
+        raise CommandError(f"no MCP server named '{server}'. Configured servers: {', '.join(ids)}")
+    found = survey(configs, [server])
+    (report,) = found.servers
+    if report.unavailable is not None:
+        raise click.ClickException(_unavailable_message(report.unavailable))
+    _warn(found.problems)
+    origin = mcp_origin(server)
+    if as_json:
+        render.print_json(
+            [
+                {
+                    **render.tool_summary(provider),
+                    "origin": origin,
+                    "annotations": dict(provider.annotations),
+                }
+                for provider in report.providers
+            ]
+        )
+        return
+    if not report.providers:
+        click.echo(f"MCP server '{server}' lists no tools.")
+        return
+    render.print_tool_table(report.providers)
+    click.echo()
+    click.echo(_trust_note(report))
+
+
+def mcp_origin(server: str) -> str:
+    """Where an MCP server's tools come from, as ``nucleo tools`` titles them."""
+    return f"mcp server {server}"
+
+
+def configured_mcp_tools(
+    start: str | os.PathLike[str] | None = None,
+) -> tuple[list[tuple[MCPToolProvider, str]], list[str]]:
+    """The tools of the MCP servers configured for the project at ``start`` (the cwd).
+
+    Every server is started at once and closed again; the providers are kept for listing
+    (calling them needs servers that are running).
+
+    Returns:
+        Each tool with its origin (``mcp server ID``), in configuration order; and a warning
+        per server that did not start, per problem reported, or for a configuration that
+        cannot be read. No servers configured gives nothing.
+    """
+    try:
+        configs = discover_servers(start)
+    except MCPConfigError as exc:
+        return [], [f"the tools of MCP servers are not listed: {exc}"]
+    if not configs:
+        return [], []
+    found = survey(configs)
+    tools: list[tuple[MCPToolProvider, str]] = []
+    warnings: list[str] = []
+    for report in found.servers:
+        name = report.config.name
+        if report.unavailable is not None:
+            warnings.append(
+                f"the tools of MCP server '{name}' are not listed: "
+                f"{report.unavailable.reason}; `nucleo mcp` shows its status"
+            )
+        tools += [(provider, mcp_origin(name)) for provider in report.providers]
+    warnings += [problem.message for problem in found.problems]
+    return tools, warnings
+
+
+def survey(configs: Sequence[MCPServerConfig], names: Sequence[str] | None = None) -> Survey:
+    """Start the servers ``names`` (every one by default) at once, report them, and close.
+
+    Nothing the MCP layer logs meanwhile is printed: what it says is in the report.
+    """
+    wanted = [config.name for config in configs] if names is None else list(names)
+    with _mcp_logs_held():
+        servers = MCPServers(configs)
+        try:
+            outcomes = servers.pool.start_all(wanted)
+            reports = []
+            for name in wanted:
+                outcome = outcomes[name]
+                providers: tuple[MCPToolProvider, ...] = ()
+                if not isinstance(outcome, MCPServerUnavailable):
+                    try:
+                        providers = servers.start(name)  # started: registers its listing
+                    except MCPServerUnavailable as exc:  # it stopped in between
+                        outcome = exc
+                reports.append(
+                    ServerReport(
+                        config=servers.pool.config(name),
+                        status=servers.pool.status(name),
+                        unavailable=outcome if isinstance(outcome, MCPServerUnavailable) else None,
+                        providers=providers,
+                    )
+                )
+            problems = tuple(p for p in servers.problems if p.kind != "unavailable")
+        finally:
+            servers.close()
+    return Survey(servers=tuple(reports), problems=problems)
+
+
+def server_summary(report: ServerReport) -> dict[str, Any]:
+    """One server as a JSON object, keys in a stable order."""
+    config, status, unavailable = report.config, report.status, report.unavailable
+    return {
+        "name": config.name,
+        "transport": config.transport,
+        "command": config.describe() if config.transport == "stdio" else None,
+        "url": config.url,
+        "origin": config.origin,
+        "status": status.state,
+        "tools": status.tools,
+        "restarts": status.restarts,
+        "protocol_version": status.protocol_version,
+        "error": unavailable.reason if unavailable is not None else status.error,
+        "stderr_tail": unavailable.stderr_tail if unavailable is not None else status.stderr_tail,
+    }
+
+
+# -- internals ----------------------------------------------------------------------------------
+
+
+def _configured() -> list[MCPServerConfig]:
+    try:
+        return discover_servers()
+    except MCPConfigError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _print_server_table(reports: Sequence[ServerReport]) -> None:
+    from rich.text import Text
+
+    rows = [
+        [
+            Text(report.config.name),
+            Text(_transport(report.config)),
+            Text(report.status.state, style=_STATE_STYLES.get(report.status.state, "")),
+            Text("-" if report.status.tools is None else str(report.status.tools)),
+            _last_error(report),
+        ]
+        for report in reports
+    ]
+    render.print_grouped_table(_COLUMNS, [(None, rows)])
+    counts: dict[str, int] = {}
+    for report in reports:
+        counts[report.status.state] = counts.get(report.status.state, 0) + 1
+    tally = ", ".join(f"{count} {state}" for state, count in counts.items())
+    origins = ", ".join(dict.fromkeys(_shown_origin(r.config.origin) for r in reports))
+    click.echo()
+    click.echo(f"{render.counted(len(reports), 'MCP server')} ({origins}): {tally}.")
+    if any(report.unavailable is None for report in reports):
+        click.echo("`nucleo mcp tools SERVER` lists the tools of one.")
+
+
+def _transport(config: MCPServerConfig) -> str:
+    return f"stdio: {config.describe()}" if config.transport == "stdio" else f"http: {config.url}"
+
+
+def _last_error(report: ServerReport) -> Text:
+    from rich.text import Text
+
+    unavailable = report.unavailable
+    reason = unavailable.reason if unavailable is not None else report.status.error
+    tail = unavailable.stderr_tail if unavailable is not None else report.status.stderr_tail
+    text = Text()
+    if reason:
+        text.append(reason, style="red")
+    last = next((line.strip() for line in reversed(tail.splitlines()) if line.strip()), "")
+    if last:
+        text.append(("\n" if reason else "") + f"stderr: {last}")
+    return text
+
+
+def _shown_origin(origin: str) -> str:
+    """A configuration's origin with its file relative to the working directory."""
+    path, bracket, table = origin.partition(" [")
+    if not Path(path).is_absolute():
+        return origin
+    try:
+        shown = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        shown = path
+    return f"{shown}{bracket}{table}"
+
+
+def _trust_note(report: ServerReport) -> str:
+    name = report.config.name
+    if report.config.trust_annotations:
+        return (
+            f"'{name}' is trusted (trust_annotations = true): its readOnlyHint makes a tool "
+            "read-only unless the configuration says otherwise."
+        )
+    return (
+        f"Read-only is as configured: the hints of '{name}' are not trusted "
+        "(trust_annotations = false)."
+    )
+
+
+def _unavailable_message(error: MCPServerUnavailable) -> str:
+    message = f"MCP server '{error.server}' did not start: {error.reason}"
+    message += f" (command: {error.command})"
+    if error.stderr_tail:
+        message += "\n--- its stderr, last lines ---\n" + error.stderr_tail
+    return message
+
+
+def _warn(problems: Sequence[MCPProblem]) -> None:
+    for problem in problems:
+        click.echo(f"Warning: {problem.message}", err=True)
+
+
+@contextmanager
+def _mcp_logs_held() -> Iterator[None]:
+    """Keep what the MCP layer logs from being printed bare; the command reports it instead.
+
+    A handler on the ``nucleo.mcp`` logger keeps the logging module's last-resort handler
+    from printing its records; records still reach any handler the user configured.
+    """
+    logger = logging.getLogger(_MCP_LOGGER)
+    handler = logging.NullHandler()
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)

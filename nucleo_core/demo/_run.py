@@ -1,0 +1,183 @@
+"""`run_demo`: the planner, then the read-only reviewer, told as they run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any
+
+from nucleo_core.demo._narration import DemoEvent, NarratingClient, Narrator
+from nucleo_core.demo._script import DEMO_OBJECTIVE, MODEL_NAME, play_the_model, review_objective
+from nucleo_core.demo.guardrail import register_guardrail
+from nucleo_core.demo.thinkers import (
+    PLANNER_SYSTEM,
+    REVIEWER_SYSTEM,
+    SKILL_BUNDLE,
+    PicnicPlanner,
+    PlanReviewer,
+)
+from nucleo_core.demo.tools import ACTIVITY, send_invitations
+from nucleo_core.errors import MisuseError
+from nucleo_core.hub import ToolHub
+from nucleo_core.models import ModelCatalog, ModelEntry
+from nucleo_core.skills import skills_in
+from nucleo_core.testing import ScriptedModel
+from nucleo_core.thinking.depth import Depth
+
+if TYPE_CHECKING:
+    from nucleo_core.models import ModelClient
+    from nucleo_core.thinking.thinker import Thinker
+
+__all__ = ["DemoRun", "demo_hub", "run_demo", "scripted_catalog"]
+
+#: How deep the demo's thinkers work: quick, so that no ``sub_thinker`` joins their palettes;
+#: the story is about asking, admission and the read-only binding, not delegation.
+DEPTH = Depth.QUICK
+
+#: The entry the scripted model is seated on: no provider is asked, no key is read.
+SCRIPTED_ENTRY = ModelEntry(id="scripted", provider="scripted", model=MODEL_NAME)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DemoRun:
+    """What a demo run did.
+
+    Attributes:
+        model: The entry id the thinkers were seated on (``scripted`` for the script).
+        events: The story, in the order it was told.
+        answers: Each thinker's final answer, by class name.
+        transcripts: Each thinker's transcript, by class name.
+        steps: Which of the six steps were shown.
+    """
+
+    model: str
+    events: tuple[DemoEvent, ...]
+    answers: dict[str, str] = field(default_factory=dict)
+    transcripts: dict[str, str] = field(default_factory=dict)
+    steps: tuple[int, ...] = ()
+
+
+def scripted_catalog() -> ModelCatalog:
+    """A catalog seating every grade the demo uses on the scripted entry."""
+    catalog = ModelCatalog([SCRIPTED_ENTRY])
+    catalog.assign(str(PicnicPlanner.declaration.grade), SCRIPTED_ENTRY.id)
+    return catalog
+
+
+def demo_hub() -> ToolHub:
+    """A hub of the demo's own: its skills and its admission rule, and no installed plugin.
+
+    Nothing installed in the environment joins the demo's palettes or decides its admissions,
+    so every machine tells the same story.
+    """
+    hub = ToolHub()
+    scan = skills_in(files("nucleo_core.demo").joinpath("skills"), bundle=SKILL_BUNDLE)
+    if scan.problems or not scan.skills:  # the package data is missing or broken: a nucleo bug
+        problems = "; ".join(map(str, scan.problems)) or "no skill folder found"
+        raise MisuseError(f"the demo's skills could not be read: {problems}")
+    hub.skills.register_all(scan.skills)
+    register_guardrail(hub)
+    return hub
+
+
+async def run_demo(
+    *,
+    catalog: ModelCatalog | None = None,
+    pin: str | None = None,
+    on_event: Callable[[DemoEvent], None] | None = None,
+) -> DemoRun:
+    """Run the planner, then the reviewer on its plan, telling each step as it happens.
+
+    Args:
+        catalog: Where the thinkers are seated; ``None`` plays the model with the script.
+        pin: An entry id that beats the grade (a real model, with ``catalog``).
+        on_event: Called with each event of the story as it is told.
+
+    Raises:
+        ModelNotConfigured: The seat cannot be resolved, or its SDK or key is missing.
+        ModelError: The model provider failed.
+        ResponseError: The model's answer stayed unusable within the correction budget.
+        ThinkerIterationLimit: A thinker reached its turn cap without an answer.
+    """
+    scripted = catalog is None
+    seats = scripted_catalog() if catalog is None else catalog
+    entry = seats.resolve(PicnicPlanner.declaration, pin)
+    inner: ModelClient = ScriptedModel(play_the_model) if scripted else seats.client_for(entry)
+    narrator = Narrator(on_event)
+    hub = demo_hub()
+    activity: list[tuple[str, str]] = []
+    token = ACTIVITY.set(activity)
+    try:
+        planner_client = NarratingClient(inner, narrator, hub=hub, activity=activity)
+        planner = PicnicPlanner(
+            PicnicPlanner.declaration,
+            hub=hub,
+            catalog=seats,
+            pin=pin,
+            depth=DEPTH,
+            system=PLANNER_SYSTEM,
+            client=planner_client,
+        )
+        planner_client.thinker = planner
+        _introduce(narrator, planner, DEMO_OBJECTIVE)
+        plan = await planner.run(DEMO_OBJECTIVE)
+
+        reviewer_client = NarratingClient(inner, narrator, hub=hub, activity=activity)
+        reviewer = PlanReviewer(
+            PlanReviewer.declaration,
+            hub=hub,
+            catalog=seats,
+            pin=pin,
+            read_only=True,
+            depth=DEPTH,
+            system=REVIEWER_SYSTEM,
+            client=reviewer_client,
+        )
+        reviewer_client.thinker = reviewer
+        objective = review_objective(plan)
+        _introduce(narrator, reviewer, objective)
+        reviewer_client.while_thinking.append(lambda: _widen(narrator, reviewer))
+        review = await reviewer.run(objective)
+    finally:
+        ACTIVITY.reset(token)
+        await inner.aclose()
+    transcripts = {
+        type(thinker).__name__: thinker.transcript() or "" for thinker in (planner, reviewer)
+    }
+    narrator.say("", "step", "each thinker's conversation, as its transcript", step=6)
+    return DemoRun(
+        model=entry.id,
+        events=tuple(narrator.events),
+        answers={type(planner).__name__: plan, type(reviewer).__name__: review},
+        transcripts=transcripts,
+        steps=tuple(narrator.steps),
+    )
+
+
+def _introduce(narrator: Narrator, thinker: Thinker[Any, Any], objective: str) -> None:
+    name = type(thinker).__name__
+    family = type(thinker).__mro__[1].__name__
+    own = [provider.name for provider in thinker.hub.default_tools(type(thinker))]
+    about = [f"its own tools: {', '.join(own)}" if own else "it starts with no tools"]
+    if thinker.read_only:
+        about.append("its palette is bound read-only")
+    catalog = [provider.name for provider in thinker.tool_catalog()]
+    if catalog:
+        about.append(f"it may ask for {', '.join(catalog)}")
+    skills = [skill.name for skill in thinker.skill_catalog()]
+    if skills:
+        about.append(f"it may pull in the skill {', '.join(skills)}")
+    narrator.say(name, "thinker", f"{name}, a {family}: {'; '.join(about)}")
+    narrator.say(name, "objective", f"objective: {objective}")
+
+
+def _widen(narrator: Narrator, reviewer: PlanReviewer) -> None:
+    """What the host does while the reviewer's model thinks: give it a mutating tool."""
+    reviewer.add_tool(send_invitations)
+    narrator.say(
+        type(reviewer).__name__,
+        "host",
+        "while the model thinks, the host adds send_invitations with add_tool; the palette "
+        "the model was shown did not have it, and the call will be checked again",
+    )
