@@ -59,8 +59,8 @@ class AdmissionRule:
     """A tool admission rule: for which thinkers, which tools, and the guardrail to ask.
 
     Attributes:
-        thinker_class: The thinker class the rule applies to (and its subclasses), or
-            ``None`` for every thinker.
+        thinker_class: The thinker class the rule applies to (and its subclasses, and the
+            sub-thinkers they launch), or ``None`` for every thinker.
         match: A tool class or ``@tool`` function, a name or glob, or a predicate over the
             requested tool's provider.
         factory: Builds a fresh guardrail per check from the requesting thinker.
@@ -74,7 +74,7 @@ class AdmissionRule:
 
     def applies(self, thinker: object, provider: ToolProvider) -> bool:
         """Whether this rule is asked about ``provider`` for ``thinker``."""
-        if self.thinker_class is not None and not isinstance(thinker, self.thinker_class):
+        if self.thinker_class is not None and not _acts_for(thinker, self.thinker_class):
             return False
         match = self.match
         if isinstance(match, str):
@@ -94,7 +94,8 @@ class SkillAdmissionRule:
     """A skill admission rule: for which thinkers, which skills, and the guardrail to ask.
 
     Attributes:
-        thinker_class: The thinker class the rule applies to, or ``None`` for every thinker.
+        thinker_class: The thinker class the rule applies to (as for `AdmissionRule`), or
+            ``None`` for every thinker.
         match: A skill name or glob, or a predicate over the requested skill.
         factory: Builds a fresh guardrail per check from the requesting thinker.
         name: How the rule is named in the admission record.
@@ -107,7 +108,7 @@ class SkillAdmissionRule:
 
     def applies(self, thinker: object, skill: Skill) -> bool:
         """Whether this rule is asked about ``skill`` for ``thinker``."""
-        if self.thinker_class is not None and not isinstance(thinker, self.thinker_class):
+        if self.thinker_class is not None and not _acts_for(thinker, self.thinker_class):
             return False
         if isinstance(self.match, str):
             return fnmatch.fnmatchcase(skill.name, self.match) or fnmatch.fnmatchcase(
@@ -184,3 +185,19 @@ class AdmissionEvent:
 
 def _is_declared_tool(value: object) -> bool:
     return hasattr(value, "__nucleo_tool__")
+
+
+def _acts_for(thinker: object, thinker_class: type[Any]) -> bool:
+    """Whether ``thinker`` is a ``thinker_class``, or a delegate launched by one.
+
+    A sub-thinker names the thinker it acts for as ``delegated_by``: a rule for the parent's
+    class rules its delegates too, so delegation never admits what the parent would not get.
+    """
+    seen: set[int] = set()
+    current: object = thinker
+    while current is not None and id(current) not in seen:
+        if isinstance(current, thinker_class):
+            return True
+        seen.add(id(current))
+        current = getattr(current, "delegated_by", None)
+    return False

@@ -122,7 +122,8 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self.conversations = conversations
         self.pin = pin
         self.depth = Depth(depth)
-        self.execution = execution or ExecutionPolicy()
+        # A delegation is bounded by the sub-thinker's own iteration cap, not by a tool timeout.
+        self.execution = execution or ExecutionPolicy(per_tool_timeouts={"sub_thinker": None})
         self.system = system
         self.correction = correction
         self.client = client
@@ -245,6 +246,10 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         """The last run's conversation as text, taken as the run ended; ``None`` before."""
         return self._transcript
 
+    def delegation_threshold(self) -> Depth:
+        """The shallowest depth at which the palette holds ``sub_thinker``: `Depth.STANDARD`."""
+        return Depth.STANDARD
+
     def emit(self, event: ContentEvent) -> None:
         """Send a content event to every listener."""
         for listener in list(self.listeners):
@@ -256,10 +261,21 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         return self._context
 
     def palette_extras(self) -> Iterable[ToolProvider]:
-        """The run's two artifact tools, ``get_artifact_field`` and ``search_artifact_content``."""
-        context = self._context
-        if context is None:
-            return ()
-        from nucleo_core.conversations import artifact_tools
+        """The run's two artifact tools, then ``sub_thinker`` from `delegation_threshold` on.
 
-        return artifact_tools(context)
+        The artifact tools, ``get_artifact_field`` and ``search_artifact_content``, while a
+        run's conversation is open; ``sub_thinker`` while `depth` is at least
+        `delegation_threshold` (a read-only thinker's is the read-only variant, which the
+        sweep keeps).
+        """
+        extras: list[ToolProvider] = []
+        context = self._context
+        if context is not None:
+            from nucleo_core.conversations import artifact_tools
+
+            extras += artifact_tools(context)
+        if self.depth >= self.delegation_threshold():
+            from nucleo_core.thinking.sub_thinker import sub_thinker_tool
+
+            extras.append(sub_thinker_tool(self))
+        return extras

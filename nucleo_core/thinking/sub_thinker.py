@@ -1,0 +1,335 @@
+"""`SubThinker` and the ``sub_thinker`` tool: a delegate any thinker can spawn while it runs.
+
+A thinker working at its `Thinker.delegation_threshold` or deeper (`Depth.STANDARD` for every
+thinker) has ``sub_thinker`` in its palette. A call launches a `SubThinker` on the objective the
+model states, and everything the sub-thinker may use is taken from the parent *at launch*:
+
+- its palette: the very provider instances the parent's palette makes available at that moment
+  (inside the parent's restrictions), less what every thinker gets on its own (the meta-tools,
+  which the sub-thinker builds over its own catalogs; the artifact tools, which it binds to its
+  own conversation; the system-wide tools; ``sub_thinker`` itself);
+- its catalogs: the parent's reconciled tool and skill catalogs, so its own ``request_tools``
+  and ``request_skill`` offer exactly what the parent's did;
+- its seat: the parent's declaration (grade and answer size), pin, model catalog and client, so
+  a pinned parent's delegations are pinned too; its hub, conversation service, execution policy
+  and correction budget;
+- its binding: a read-only parent has a read-only sub-thinker (delegation never widens what may
+  run), and the artifacts the model names are conveyed to it by reference;
+- its admission: the hub's rules for the parent's class rule the sub-thinker's requests too
+  (it names its parent as `SubThinker.delegated_by`).
+
+It works at `Depth.STANDARD` and delegates only at `Depth.THOROUGH`, so by default it has no
+``sub_thinker`` of its own. It answers with `SubThinkerOutput`; the artifacts its answer names
+are linked into the parent's conversation, under the same ids, for the parent to read.
+
+The ``sub_thinker`` tool is declared **high** risk: what it leads to is whatever the
+sub-thinker's palette holds (each of those calls is still checked on its own inside the sub-run).
+It is declared read-only exactly in a read-only palette, where the sub-thinker it launches is
+bound read-only too, so the read-only sweep keeps it there and nothing mutating can run through
+it. It is not sequential: two delegations of one turn run side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nucleo_core.conversations.artifact_tools import ArtifactToolProvider
+from nucleo_core.conversations.errors import ArtifactNotFound
+from nucleo_core.errors import CorrectableError, MisuseError, ResponseError
+from nucleo_core.hub.meta_tools import REQUEST_SKILL, REQUEST_TOOLS
+from nucleo_core.hub.thinker_base import ThinkerBase
+from nucleo_core.thinking.depth import Depth
+from nucleo_core.thinking.io import SubThinkerInput, SubThinkerOutput
+from nucleo_core.thinking.single_objective import SingleObjectiveThinker
+from nucleo_core.thinking.thinker import Thinker, ThinkerIterationLimit
+from nucleo_core.tools.decorator import tool
+from nucleo_core.tools.providers import provider_for
+from nucleo_core.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from nucleo_core.conversations import ArtifactStore, ConversationContext
+    from nucleo_core.skills.skill import Skill
+    from nucleo_core.tools.provider import ToolProvider
+
+__all__ = ["SUB_THINKER", "SubThinker", "SubThinkerRequest", "sub_thinker_tool"]
+
+SUB_THINKER = "sub_thinker"
+
+_DESCRIPTION = (
+    "Delegate one bounded part of your objective to a sub-thinker. It works in a conversation "
+    "of its own, with the tools you have now (and may ask for the tools and skills you may), "
+    "and answers with its result, its reasoning and the ids of any artifacts its answer rests "
+    "on, which you can then read. It does not see this conversation: state the objective "
+    "completely, and list in artifact_refs the artifacts it needs to read."
+)
+
+_SYSTEM = (
+    "You are a sub-thinker: another thinker delegated one bounded objective to you. Work on "
+    "that objective only, with the tools you are given, then answer with one JSON object: "
+    '"answer" (your result, complete in itself: the thinker that delegated sees nothing else), '
+    '"reasoning" (briefly, how you reached it) and "artifact_refs" (the ids of artifacts your '
+    "answer rests on, if any)."
+)
+
+
+class SubThinkerRequest(BaseModel):
+    """What the model sends to ``sub_thinker``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    objective: str = Field(
+        min_length=1,
+        description="The objective to delegate, stated completely: the sub-thinker sees "
+        "nothing of this conversation.",
+    )
+    artifact_refs: list[str] = Field(
+        default_factory=list,
+        description="Ids (art_...) of artifacts of this conversation the sub-thinker needs "
+        "to read.",
+    )
+
+
+class _Delegation(Tool[SubThinkerRequest, SubThinkerOutput]):
+    """One ``sub_thinker`` call: launches a `SubThinker` for the thinker that runs it."""
+
+    #: Whether the sub-thinker is bound read-only whatever its parent's binding.
+    binds_read_only: ClassVar[bool] = False
+
+    async def run(self, input: SubThinkerRequest) -> SubThinkerOutput:
+        """Run the sub-thinker to its answer; link the artifacts it names into the parent's."""
+        parent = self.parent
+        if not isinstance(parent, Thinker):
+            raise MisuseError(
+                f"{SUB_THINKER} runs for a Thinker (it delegates part of the thinker's "
+                f"objective), not for {type(parent).__name__}"
+            )
+        source = parent.conversation.artifacts if parent.conversation is not None else None
+        conveyed = []
+        for artifact_id in dict.fromkeys(input.artifact_refs):
+            if source is None:
+                raise ArtifactNotFound(())
+            conveyed.append(source.get(artifact_id).ref)
+        sub = SubThinker(parent, read_only=self.binds_read_only)
+        try:
+            output = await sub.run(
+                SubThinkerInput(objective=input.objective, artifact_refs=tuple(conveyed))
+            )
+        except ThinkerIterationLimit as exc:
+            raise CorrectableError(
+                f"The sub-thinker reached its limit of {sub.max_iterations} turns without an "
+                "answer; delegate a narrower objective, or work on it yourself."
+            ) from exc
+        except ResponseError as exc:
+            raise CorrectableError(
+                f"The sub-thinker's answer stayed unusable after {exc.attempts} attempt(s); "
+                "delegate again with a clearer objective, or work on it yourself."
+            ) from exc
+        finally:
+            usage = sub.last_usage
+            if usage is not None:
+                parent.record_usage(usage)
+        artifacts = sub.artifacts
+        if output.artifact_refs and source is not None and artifacts is not None:
+            source.link(output.artifact_refs, artifacts)
+        return output
+
+
+@tool(
+    name=SUB_THINKER,
+    description=_DESCRIPTION,
+    display_name="Sub-thinker",
+    action_verb="Delegating",
+    risk="high",
+)
+class _MutatingDelegation(_Delegation):
+    """``sub_thinker`` in a palette that is not read-only."""
+
+
+@tool(
+    name=SUB_THINKER,
+    description=_DESCRIPTION,
+    display_name="Sub-thinker",
+    action_verb="Delegating",
+    read_only=True,
+    risk="high",
+)
+class _ReadOnlyDelegation(_Delegation):
+    """``sub_thinker`` in a read-only palette: the sub-thinker it launches is read-only too."""
+
+    binds_read_only = True
+
+
+_PROVIDERS: dict[bool, ToolProvider] = {}
+
+
+def sub_thinker_tool(thinker: ThinkerBase) -> ToolProvider:
+    """The ``sub_thinker`` provider for ``thinker``'s palette (one per binding, per process).
+
+    The read-only variant for a read-only thinker: it is declared read-only, and the
+    sub-thinker it launches is bound read-only whoever runs it.
+    """
+    read_only = thinker.read_only
+    provider = _PROVIDERS.get(read_only)
+    if provider is None:
+        target = _ReadOnlyDelegation if read_only else _MutatingDelegation
+        provider = _PROVIDERS.setdefault(read_only, provider_for(target))
+    return provider
+
+
+def _delegable(parent: Thinker[Any, Any]) -> list[ToolProvider]:
+    """The parent's available providers a sub-thinker inherits, in palette order."""
+    registry = parent.registry
+    own = {provider.name for provider in parent.hub.system_wide_tools()}
+    own |= {REQUEST_TOOLS, REQUEST_SKILL, SUB_THINKER}
+    return [
+        provider
+        for provider in registry.providers()
+        if registry.available(provider.name) is provider
+        and provider.name not in own
+        and not isinstance(provider, ArtifactToolProvider)
+    ]
+
+
+class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
+    """A delegate launched by a running thinker: its tools, catalogs and seat are the parent's.
+
+    See the module documentation for what is inherited. Launch one through the parent's
+    ``sub_thinker`` tool, or directly while the parent runs (inside one of its tools)::
+
+        output = await SubThinker(parent).run(SubThinkerInput(objective="..."))
+
+    Args:
+        parent: The thinker delegating; what it offers is captured now.
+        read_only: Bind the sub-thinker read-only even when the parent is not (a read-only
+            parent always has a read-only sub-thinker).
+        depth: How deep the sub-thinker works; it delegates in turn only at `Depth.THOROUGH`.
+        system: The system text; a sub-thinker's own preamble by default.
+    """
+
+    top_level: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        parent: Thinker[Any, Any],
+        *,
+        read_only: bool = False,
+        depth: Depth = Depth.STANDARD,
+        system: str | None = None,
+    ) -> None:
+        super().__init__(
+            parent.declaration,
+            hub=parent.hub,
+            catalog=parent.catalog,
+            conversations=parent.conversations,
+            pin=parent.pin,
+            read_only=parent.read_only or read_only,
+            depth=depth,
+            execution=parent.execution,
+            system=_SYSTEM if system is None else system,
+            correction=parent.correction,
+            client=parent.client,
+        )
+        self.parent = parent
+        self._tool_catalog: tuple[ToolProvider, ...] = tuple(parent.tool_catalog())
+        self._skill_catalog: tuple[Skill, ...] = tuple(parent.skill_catalog())
+        context = parent.conversation
+        self._source: ArtifactStore | None = context.artifacts if context is not None else None
+        self._conveyed: tuple[str, ...] = ()
+        self._artifacts: ArtifactStore | None = None
+        for provider in _delegable(parent):
+            self.add_tool(provider)
+
+    @property
+    def delegated_by(self) -> Thinker[Any, Any]:
+        """The thinker this one acts for: the hub's admission rules for its class apply here."""
+        return self.parent
+
+    def delegation_threshold(self) -> Depth:
+        """A sub-thinker delegates in turn only at `Depth.THOROUGH`."""
+        return Depth.THOROUGH
+
+    # -- the captured catalogs ----------------------------------------------------------------
+
+    def tool_catalog(self) -> Sequence[ToolProvider]:
+        """The parent's reconciled catalog as captured at launch.
+
+        Narrowed, like any thinker's, by the surface restriction of a skill this sub-thinker
+        attached and by `reconcile_catalog`.
+        """
+        catalog: Sequence[ToolProvider] = self._tool_catalog
+        surface = self.registry.surface_restriction()
+        if surface is not None:
+            catalog = [p for p in catalog if p.name in surface or p.source in surface]
+        if type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog:
+            catalog = self.reconcile_catalog(list(catalog))
+        return catalog
+
+    def skill_catalog(self) -> Sequence[Skill]:
+        """The parent's reconciled skill catalog as captured at launch."""
+        catalog: Sequence[Skill] = self._skill_catalog
+        if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
+            catalog = self.reconcile_skill_catalog(list(catalog))
+        return catalog
+
+    # -- the run ------------------------------------------------------------------------------
+
+    @property
+    def artifacts(self) -> ArtifactStore | None:
+        """The artifacts of the last run's conversation (readable after the run), if any."""
+        return self._artifacts
+
+    async def run(
+        self,
+        input: SubThinkerInput,
+        *,
+        conversation_id: str | None = None,
+        durable: bool = False,
+    ) -> SubThinkerOutput:
+        """Run the delegated objective; the conveyed artifacts are linked in first.
+
+        Raises:
+            ArtifactNotFound: A conveyed artifact is not kept in the parent's conversation.
+            ThinkerIterationLimit: No answer within ``max_iterations`` turns.
+            ResponseParseError: The model's answer stayed unparseable within the budget.
+            ResponseValidationError: The model's answer stayed invalid within the budget.
+            ModelError: The model provider failed.
+        """
+        self._conveyed = tuple(ref.id for ref in input.artifact_refs)
+        return await super().run(input, conversation_id=conversation_id, durable=durable)
+
+    async def think(self, context: ConversationContext) -> SubThinkerOutput:
+        """Link the conveyed artifacts into ``context``, then run the loop."""
+        self._artifacts = context.artifacts
+        if self._conveyed:
+            if self._source is None:
+                raise ArtifactNotFound(())
+            context.artifacts.link(self._conveyed, self._source)
+        return await super().think(context)
+
+    def render_input(self, input: SubThinkerInput) -> str:
+        """The objective, then the artifacts conveyed (ids, sizes and media types)."""
+        if not input.artifact_refs:
+            return input.objective
+        lines = [
+            input.objective,
+            "",
+            "Artifacts conveyed to you (read them with get_artifact_field and "
+            "search_artifact_content):",
+        ]
+        lines += [f"- {ref.id}: {ref.size} chars, {ref.media_type}" for ref in input.artifact_refs]
+        return "\n".join(lines)
+
+    def validate_answer(self, answer: SubThinkerOutput) -> str | None:
+        """Refuse an answer naming artifacts this sub-thinker cannot read."""
+        store = self._artifacts
+        unknown = [i for i in answer.artifact_refs if store is None or i not in store]
+        if not unknown:
+            return None
+        known = ", ".join(store.ids()) if store is not None and len(store) else "none"
+        return (
+            f"artifact_refs may list only ids of artifacts you can read (known: {known}); "
+            f"{len(unknown)} of the ids listed are not among them."
+        )
