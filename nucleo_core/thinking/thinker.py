@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
@@ -127,6 +127,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self.system = system
         self.correction = correction
         self.client = client
+        #: The conversation budget in tokens; ``None`` derives it from the seat (see
+        #: `context_budget`).
+        self.context_tokens: int | None = None
         self._executor = ToolExecutor()
         self._transcript: str | None = None
         self._context: ConversationContext | None = None
@@ -164,6 +167,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         """The loop over ``context``: turns until a final answer."""
         for _ in range(self.max_iterations):
             self.reconcile_tool_registry()
+            await self.compact_if_needed(context)
             result = await self.submit_thinking_call(context)
             context.extend(result.turns)
             if result.final_answer:
@@ -188,6 +192,57 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         raise ThinkerIterationLimit(
             f"{type(self).__name__} reached {self.max_iterations} turns without a final answer"
         )
+
+    def context_budget(self) -> int:
+        """Tokens the conversation may hold before it is compacted.
+
+        Three quarters of the seat's context window (the rest is left for the system text,
+        the tool definitions and the answer); set ``context_tokens`` to choose another budget.
+        """
+        if self.context_tokens is not None:
+            return self.context_tokens
+        from nucleo_core.models.catalog import ModelCatalog
+
+        if self.catalog is None:
+            self.catalog = ModelCatalog.discover()
+        return self.catalog.resolve(self.declaration, self.pin).context_window * 3 // 4
+
+    async def compact_if_needed(self, context: ConversationContext) -> None:
+        """Compact ``context`` when it passes the budget: older turns become a summary.
+
+        A tool use is never separated from its result, and every tool's ``carried_state()`` is
+        kept, in registry order.
+        """
+        from nucleo_core.conversations import compact, needs_compaction
+
+        budget = self.context_budget()
+        if not needs_compaction(context, budget):
+            return
+        await compact(
+            context,
+            budget_tokens=budget,
+            summarize=self.summarize,
+            carried=self.registry.carried_state(),
+        )
+
+    async def summarize(self, messages: Sequence[Message]) -> str:
+        """Summarize older turns for compaction, with one toolless exchange on the same seat."""
+        from nucleo_core.thinking.transcript import render_transcript
+
+        call: LLMCall[str] = LLMCall(
+            declaration=self.declaration,
+            messages=[Message.user(render_transcript(messages))],
+            catalog=self.catalog,
+            system=(
+                "Summarize this conversation so far for yourself: the objective, what was "
+                "found, what was decided, and what is still open. Keep names, numbers and ids."
+            ),
+            pin=self.pin,
+            client=self.client,
+        )
+        result = await call.run()
+        self.record_usage(result.usage)
+        return result.answer or ""
 
     async def submit_thinking_call(self, context: ConversationContext) -> ThinkingResponse[Any]:
         """Make this turn's one exchange with the model (the scripted-turn test seam)."""
