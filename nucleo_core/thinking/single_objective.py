@@ -33,15 +33,34 @@ class SingleObjectiveThinker(Thinker[InputT, OutputT], Generic[InputT, OutputT])
         return None
 
     async def accept(self, result: ThinkingResponse[Any], context: ConversationContext) -> Any:
-        """Run the validation guardrails; refuse with a correction turn, or accept and stream."""
+        """Run the validation guardrails; refuse with a correction turn, or accept and stream.
+
+        Artifact resolution comes first: an answer that names artifacts (``artifact_refs``,
+        as `ArtifactThinkerOutput` does) may name only artifacts of this conversation.
+        """
         answer: Any = result.answer
-        reason = self.validate_answer(answer)
+        reason = _unresolved_artifacts(answer, context) or self.validate_answer(answer)
         if reason is not None:
             context.append(Message.user(f"Your answer was not accepted: {reason} Answer again."))
             return ANSWER_REFUSED
         if self.top_level:
             self.emit(ContentEvent(text=_as_text(answer), done=True))
         return answer
+
+
+def _unresolved_artifacts(answer: object, context: ConversationContext) -> str | None:
+    refs = getattr(answer, "artifact_refs", None)
+    if not refs:
+        return None
+    store = context.artifacts
+    unknown = [artifact_id for artifact_id in refs if artifact_id not in store]
+    if not unknown:
+        return None
+    known = ", ".join(store.ids()) if len(store) else "none"
+    return (
+        f"artifact_refs may list only ids of artifacts you can read (known: {known}); "
+        f"{len(unknown)} of the ids listed are not among them."
+    )
 
 
 def _as_text(answer: object) -> str:

@@ -321,15 +321,3 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
         ]
         lines += [f"- {ref.id}: {ref.size} chars, {ref.media_type}" for ref in input.artifact_refs]
         return "\n".join(lines)
-
-    def validate_answer(self, answer: SubThinkerOutput) -> str | None:
-        """Refuse an answer naming artifacts this sub-thinker cannot read."""
-        store = self._artifacts
-        unknown = [i for i in answer.artifact_refs if store is None or i not in store]
-        if not unknown:
-            return None
-        known = ", ".join(store.ids()) if store is not None and len(store) else "none"
-        return (
-            f"artifact_refs may list only ids of artifacts you can read (known: {known}); "
-            f"{len(unknown)} of the ids listed are not among them."
-        )
