@@ -20,7 +20,9 @@ Sections:
     (g) the per-turn cost of a thinker's tool definitions, 50-tool palette, 5,000-tool catalog;
     (h) 8 tools of 200 ms requested in one turn of a thinker (async tools, then sync tools);
     (i) the framework overhead of one loop turn (scripted model, 20-tool palette, two tool
-        calls), next to pydantic-ai (FunctionModel) and the OpenAI Agents SDK (scripted Model).
+        calls), next to pydantic-ai (FunctionModel) and the OpenAI Agents SDK (scripted Model);
+    (j) one MCP tool call through nucleo's provider and client pool, next to the MCP SDK's own
+        ``ClientSession.call_tool`` on the same stdio test server (needs the ``mcp`` extra).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from bench_exchange import run_exchange_section
 from bench_harness import Verdict, print_heading
 from bench_imports import run_imports_section
 from bench_loop import run_loop_overhead_section, run_parallel_tools_section
+from bench_mcp import run_mcp_section
 from bench_plugins import run_cold_catalog_section, run_turn_definitions_section
 from bench_tools import run_tools_section
 
@@ -48,6 +51,7 @@ _DISTRIBUTIONS = (
     "llm",
     "pydantic",
     "pydantic-core",
+    "mcp",
 )
 
 
@@ -95,8 +99,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--loop-rounds", type=_positive, default=7, help="timed rounds in (i)")
     parser.add_argument(
+        "--mcp-calls", type=_positive, default=300, help="MCP calls per path per round in (j)"
+    )
+    parser.add_argument("--mcp-rounds", type=_positive, default=9, help="timed rounds in (j)")
+    parser.add_argument(
         "--sections",
-        default="abcdefghi",
+        default="abcdefghij",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -113,6 +121,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.catalog_tools, arguments.turns, arguments.turn_rounds = 500, 50, 2
         arguments.parallel_runs = 2
         arguments.loop_runs, arguments.loop_rounds = 50, 2
+        arguments.mcp_calls, arguments.mcp_rounds = 30, 3
     return arguments
 
 
@@ -170,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         verdicts += run_parallel_tools_section(arguments.parallel_runs)
     if "i" in sections:
         verdicts += run_loop_overhead_section(arguments.loop_runs, arguments.loop_rounds)
+    if "j" in sections:
+        verdicts += run_mcp_section(arguments.mcp_calls, arguments.mcp_rounds)
     _print_summary(verdicts)
     print(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
     if arguments.strict and any(verdict.passed is False for verdict in verdicts):

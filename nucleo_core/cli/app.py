@@ -73,9 +73,11 @@ def tools(ctx: click.Context, sources: tuple[str, ...], as_json: bool) -> None:
     """List the tools this process has, and those of each --from source.
 
     The process has the tools of every installed tool pack and the system-wide tools plugins
-    add. Tools are listed under their origin; each row shows the tool's name, source, whether
-    it is declared read-only, its declared risk ("high (undeclared)" when none was declared)
-    and the first line of its description. `nucleo tools show NAME` shows one tool in full.
+    add, and those of the MCP servers configured for the project (`nucleo mcp` shows the
+    servers). Tools are listed under their origin; each row shows the tool's name, source,
+    whether it is declared read-only, its declared risk ("high (undeclared)" when none was
+    declared) and the first line of its description. `nucleo tools show NAME` shows one tool
+    in full.
     """
     if ctx.invoked_subcommand is not None:
         return  # the subcommand reads these options from this context

@@ -5,7 +5,10 @@
 prints one row per server: its id, its transport (the stdio command or the HTTP URL), its
 status, how many tools it lists, and its last error with the last line of its stderr. A server
 that does not start is shown, not fatal: the command exits 0. ``nucleo mcp tools SERVER``
-starts one server and lists its tools as ``nucleo tools`` does.
+starts one server and lists its tools as ``nucleo tools`` does; an id that is not configured
+exits 2 (naming the ids that are), a server that does not start exits 1 (with the reason, its
+command and the tail of its stderr). A configuration that cannot be read exits 2.
+`configured_mcp_tools` gives ``nucleo tools`` the same servers' tools.
 
 Every server is closed before the command returns, so no server process outlives it. What the
 MCP layer logs meanwhile is the command's to say: the table, or ``Warning:`` lines on stderr.
@@ -13,6 +16,7 @@ MCP layer logs meanwhile is the command's to say: the table, or ``Warning:`` lin
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 from collections.abc import Iterator, Sequence
@@ -53,6 +57,10 @@ _COLUMNS = ("Server", "Transport", "Status", "Tools", "Last error")
 _STATE_STYLES = {"ready": "green", "failed": "red", "restarting": "yellow", "starting": "yellow"}
 #: The logger the MCP layer reports on.
 _MCP_LOGGER = "nucleo.mcp"
+_NO_SDK = (
+    "the MCP SDK is not installed, so no MCP server can be started; "
+    "install it with: pip install 'nucleo-core[mcp]'"
+)
 
 _HOW_TO_CONFIGURE = """\
 Declare a server in pyproject.toml, in this folder or one above it:
@@ -119,6 +127,7 @@ def mcp(ctx: click.Context, as_json: bool) -> None:
             click.echo("No MCP servers are configured for this project.")
             click.echo(_HOW_TO_CONFIGURE)
         return
+    _require_sdk()
     found = survey(configs)
     if as_json:
         render.print_json([server_summary(report) for report in found.servers])
@@ -149,6 +158,7 @@ def mcp_tools(ctx: click.Context, server: str, as_json: bool) -> None:
     ids = [config.name for config in configs]
     if server not in ids:
         raise CommandError(f"no MCP server named '{server}'. Configured servers: {', '.join(ids)}")
+    _require_sdk()
     found = survey(configs, [server])
     (report,) = found.servers
     if report.unavailable is not None:
@@ -171,8 +181,10 @@ def mcp_tools(ctx: click.Context, server: str, as_json: bool) -> None:
         click.echo(f"MCP server '{server}' lists no tools.")
         return
     render.print_tool_table(report.providers)
-    click.echo()
-    click.echo(_trust_note(report))
+    note = _trust_note(report)
+    if note:
+        click.echo()
+        click.echo(note)
 
 
 def mcp_origin(server: str) -> str:
@@ -199,6 +211,8 @@ def configured_mcp_tools(
         return [], [f"the tools of MCP servers are not listed: {exc}"]
     if not configs:
         return [], []
+    if not _sdk_installed():
+        return [], [f"the tools of MCP servers are not listed: {_NO_SDK}"]
     found = survey(configs)
     tools: list[tuple[MCPToolProvider, str]] = []
     warnings: list[str] = []
@@ -275,13 +289,23 @@ def _configured() -> list[MCPServerConfig]:
         raise CommandError(str(exc)) from exc
 
 
+def _sdk_installed() -> bool:
+    return importlib.util.find_spec("mcp") is not None
+
+
+def _require_sdk() -> None:
+    if not _sdk_installed():
+        raise click.ClickException(_NO_SDK)
+
+
 def _print_server_table(reports: Sequence[ServerReport]) -> None:
     from rich.text import Text
 
     rows = [
         [
             Text(report.config.name),
-            Text(_transport(report.config)),
+            # Folded, not cut: a command line or a URL must stay whole to be copied.
+            Text(_transport(report.config), overflow="fold"),
             Text(report.status.state, style=_STATE_STYLES.get(report.status.state, "")),
             Text("-" if report.status.tools is None else str(report.status.tools)),
             _last_error(report),
@@ -332,7 +356,15 @@ def _shown_origin(origin: str) -> str:
 
 
 def _trust_note(report: ServerReport) -> str:
+    """What the server's hints counted for, when its tools carry any; else ``""``."""
+    hinted = any(
+        key in provider.annotations
+        for provider in report.providers
+        for key in ("readOnlyHint", "destructiveHint")
+    )
     name = report.config.name
+    if not hinted:
+        return ""
     if report.config.trust_annotations:
         return (
             f"'{name}' is trusted (trust_annotations = true): its readOnlyHint makes a tool "

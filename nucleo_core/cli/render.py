@@ -228,7 +228,12 @@ def _facts(provider: ToolProvider, origin: str | None) -> Iterable[tuple[str, Te
     yield "weight", Text(f"{provider.weight:g}")
     metadata: Mapping[str, Any] = provider.metadata
     if metadata:
-        yield "metadata", Text(json.dumps(dict(metadata), default=repr))
+        yield "metadata", Text(json.dumps(dict(metadata), default=_jsonable))
+
+
+def _jsonable(value: object) -> object:
+    """A metadata value JSON cannot take: a read-only mapping as a dict, else its repr."""
+    return dict(value) if isinstance(value, Mapping) else repr(value)
 
 
 def _styled_risk(provider: ToolProvider) -> Text:

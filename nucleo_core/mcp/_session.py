@@ -300,9 +300,11 @@ class ServerSession:
     ) -> MCPToolResult:
         """Call ``tool``; every failure is an error result within the time limits."""
         name = self.config.name
+        client = self._client
         try:
-            with anyio.fail_after(self.config.startup_timeout + BACKOFF_CAP):
-                client = await self.ensure_started()
+            if self.state != "ready" or client is None:  # starting or restarting: wait, bounded
+                with anyio.fail_after(self.config.startup_timeout + BACKOFF_CAP):
+                    client = await self.ensure_started()
         except MCPServerUnavailable as exc:
             return MCPToolResult.failure(
                 "unavailable",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import inspect
 import logging
 import queue
@@ -222,17 +223,14 @@ class MCPClientPool:
         limit = timeout if timeout is not None else config.timeout
         if self.closed:
             return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
+        bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
         try:
-            future = self._runtime.submit(
-                self._runtime.call(server, tool, dict(arguments), limit, structured)
+            return await self._runtime.relay(
+                self._runtime.call(server, tool, dict(arguments), limit, structured), bound
             )
         except RuntimeError:
             return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
-        bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
-        try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), bound)
         except TimeoutError:
-            future.cancel()
             return MCPToolResult.failure(
                 "timeout", f"MCP server '{server}' did not answer within {bound:g} s"
             )
@@ -339,6 +337,70 @@ class _Runtime:
             coroutine.close()
             raise
         return asyncio.run_coroutine_threadsafe(coroutine, loop)
+
+    async def relay(self, coroutine: Coroutine[Any, Any, _T], timeout: float) -> _T:
+        """Run ``coroutine`` on the pool's loop and await it from the caller's loop.
+
+        One wake-up each way (``call_soon_threadsafe``): none of the concurrent future, its
+        lock and chained callbacks that ``run_coroutine_threadsafe`` and ``wrap_future`` add,
+        nor the extra loop step of ``wait_for``. This hop is what a call through the pool costs
+        over a session in the caller's own loop, so it is kept to the minimum.
+
+        Raises:
+            RuntimeError: The pool is closed.
+            TimeoutError: No answer within ``timeout``; the call is cancelled on the pool's loop
+                (as it is when the caller is cancelled).
+        """
+        try:
+            loop = self.loop()
+        except RuntimeError:
+            coroutine.close()
+            raise
+        caller = asyncio.get_running_loop()
+        if caller is loop:  # already on the pool's loop: no hop
+            return await asyncio.wait_for(coroutine, timeout)
+        answer: asyncio.Future[_T] = caller.create_future()
+        started: list[asyncio.Task[_T]] = []
+
+        def settle(task: asyncio.Task[_T]) -> None:  # on the caller's loop
+            if answer.done():
+                return
+            if task.cancelled():
+                answer.cancel()
+            elif (error := task.exception()) is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result(task.result())
+
+        def finished(task: asyncio.Task[_T]) -> None:  # on the pool's loop
+            with contextlib.suppress(RuntimeError):  # the caller's loop was closed meanwhile
+                caller.call_soon_threadsafe(settle, task)
+
+        def start() -> None:  # on the pool's loop
+            task = loop.create_task(coroutine)
+            task.add_done_callback(finished)
+            started.append(task)
+
+        def expire() -> None:  # on the caller's loop
+            if not answer.done():
+                answer.set_exception(TimeoutError())
+
+        def stop() -> None:  # on the pool's loop
+            for task in started:
+                task.cancel()
+
+        loop.call_soon_threadsafe(start)
+        timer = caller.call_later(timeout, expire)
+        answered = False
+        try:
+            result = await answer
+            answered = True
+            return result
+        finally:
+            timer.cancel()
+            if not answered:  # timed out, or the caller was cancelled: stop the call too
+                with contextlib.suppress(RuntimeError):  # the pool's loop is closed
+                    loop.call_soon_threadsafe(stop)
 
     def run(self, coroutine: Coroutine[Any, Any, _T], timeout: float) -> _T:
         """Run ``coroutine`` on the pool's loop and wait for it (not from the pool's threads)."""
