@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
@@ -253,7 +253,7 @@ class _RequestToolsTool(Tool[Any, Any]):
     is_async = False
 
     def run(self, input: Any) -> RequestToolsResult:
-        requester: _Requester = self.parent  # type: ignore[assignment]  # the thinker
+        requester = cast("_Requester", self.parent)  # the thinker that created this tool
         return requester.request_tools(list(input))
 
 
@@ -261,5 +261,5 @@ class _RequestSkillTool(Tool[Any, Any]):
     is_async = False
 
     def run(self, input: Any) -> RequestSkillResult:
-        requester: _Requester = self.parent  # type: ignore[assignment]  # the thinker
+        requester = cast("_Requester", self.parent)  # the thinker that created this tool
         return requester.request_skill(str(input))

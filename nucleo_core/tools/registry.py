@@ -106,7 +106,8 @@ class ToolRegistry:
             ToolCollisionError: The name is held by a different provider type and ``shadow``
                 is false.
         """
-        held = self._providers.get(getattr(tool, "name", None))  # type: ignore[arg-type]
+        name = getattr(tool, "name", None)
+        held = self._providers.get(name) if isinstance(name, str) else None
         if held is tool:  # re-registering the very provider held: every turn's reconcile
             return held
         if not isinstance(tool, ToolProvider) and declaration_of(tool) is None:
