@@ -6,9 +6,8 @@ first turn, each sleeping 200 ms, then answers. Three figures per run: the whole
 asked again with their results: handling the answer, the two-phase executor, the results turn,
 the next turn's palette and request) and the tools' own span (the first tool starting to the
 last one ending). Variants: ``async`` tools (`asyncio.sleep`); synchronous tools (`time.sleep`,
-run by nucleo in worker threads from the event loop's default executor); and, not judged, the
-synchronous tools again with an 8-worker default executor, which shows what the executor's
-size costs. Best and median of N runs, after one warm-up run, each variant in a fresh event
+run in nucleo's own tool threads, `nucleo_core.tools.workers`, sized for any concurrency cap).
+Best and median of N runs, after one warm-up run, each variant in a fresh event
 loop.
 
 **(i) loop overhead.** The identical scripted exchange of `bench_loop_frameworks` (20-tool
@@ -28,7 +27,6 @@ import os
 import pstats
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,7 +78,6 @@ _PROFILE_ROWS = 16
 class _Variant:
     label: str
     asynchronous: bool
-    workers: int | None = None  # the default executor's size, when the benchmark sets it
     judged: bool = True
 
 
@@ -100,10 +97,6 @@ def _default_workers() -> int:
 async def _measure_parallel(variant: _Variant, runs: int) -> _ParallelFigures:
     from nucleo_core.testing import ScriptedModel, text_response, tool_use_response
 
-    if variant.workers is not None:
-        asyncio.get_running_loop().set_default_executor(
-            ThreadPoolExecutor(max_workers=variant.workers)
-        )
     spans: list[tuple[float, float]] = []
     marks: list[float] = []
     first = tool_use_response(
@@ -118,7 +111,7 @@ async def _measure_parallel(variant: _Variant, runs: int) -> _ParallelFigures:
 
     model = ScriptedModel(script)
     figures = _ParallelFigures()
-    tag = f"wait_{'async' if variant.asynchronous else 'sync'}_{variant.workers or 0}"
+    tag = f"wait_{'async' if variant.asynchronous else 'sync'}"
     with wait_functions(
         tag, TOOL_COUNT, TOOL_DELAY, asynchronous=variant.asynchronous, spans=spans
     ) as functions:
@@ -169,22 +162,15 @@ def run_parallel_tools_section(runs: int) -> list[Verdict]:
         f"8).\ntool phase = model answering with the calls -> model asked again with the "
         "results; tools' span = first tool start -> last tool end.\n"
         f"Best and median of {runs} runs after one warm-up run; each variant in a fresh event "
-        f"loop. The loop's default executor\n(synchronous tools' worker threads) has "
-        f"min(32, CPUs + 4) = {default_workers} workers here."
+        "loop. Synchronous tools run in nucleo's own\ntool threads, not the loop's default "
+        f"executor (min(32, CPUs + 4) = {default_workers} workers here)."
     )
     variants = [
         _Variant("async tools (asyncio.sleep)", asynchronous=True),
-        _Variant("sync tools (time.sleep), default executor", asynchronous=False),
-        _Variant(
-            f"sync tools, default executor set to {TOOL_COUNT} workers",
-            asynchronous=False,
-            workers=TOOL_COUNT,
-            judged=False,
-        ),
+        _Variant("sync tools (time.sleep), nucleo's tool threads", asynchronous=False),
     ]
     rows: list[list[str]] = []
     verdicts: list[Verdict] = []
-    measured: dict[str, _ParallelFigures] = {}
     for variant in variants:
         try:
             figures = asyncio.run(_measure_parallel(variant, runs))
@@ -195,7 +181,6 @@ def run_parallel_tools_section(runs: int) -> list[Verdict]:
                     Verdict(f"(h) {variant.label}", "not measured", "-", False, short_error(exc))
                 )
             continue
-        measured[variant.label] = figures
         run, phase, span = (
             Samples(tuple(v)) for v in (figures.runs, figures.phases, figures.spans)
         )
@@ -245,13 +230,6 @@ def run_parallel_tools_section(runs: int) -> list[Verdict]:
         ],
         rows,
     )
-    sync = measured.get(variants[1].label)
-    if sync is not None and min(sync.phases) >= limit and default_workers < TOOL_COUNT:
-        print(
-            f"\nThe synchronous tools ran in batches: asyncio.to_thread uses the loop's default "
-            f"executor, {default_workers} workers here,\nfewer than the {TOOL_COUNT} calls the "
-            "policy lets run at once (last row: the same tools with enough workers)."
-        )
     return verdicts
 
 
