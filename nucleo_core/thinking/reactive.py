@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from nucleo_core.conversations.marker import ABNORMAL_END, Marker
 from nucleo_core.errors import MisuseError, ModelError, ResponseError
-from nucleo_core.models.messages import Message, TextBlock
+from nucleo_core.models.messages import Message, TextBlock, Usage
 from nucleo_core.thinking.depth import Depth
 from nucleo_core.thinking.inbox import CLOSING_TURN, ENDING_ABNORMALLY, Inbox
 from nucleo_core.thinking.llm_call import LLMCall
@@ -223,6 +223,7 @@ class ReactiveThinker(Thinker[str, str]):
             context = self.open_conversation(conversation_id, durable=durable)
             turn = self._turn = _Turn(context=context, start=len(context))
         self._context = context
+        self._usage = Usage()
         answer: str | None = None
         error: BaseException | None = None
         reason: str | None = None
@@ -254,6 +255,7 @@ class ReactiveThinker(Thinker[str, str]):
                 closing_turn=turn.reached_closing,
             )
             self._transcript = render_transcript(context.messages)
+            self.last_usage = self._usage
             self._context = None
             with self._turn_lock:
                 self._turn = None

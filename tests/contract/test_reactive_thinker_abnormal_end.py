@@ -333,3 +333,20 @@ def test_a_turn_on_a_thinker_already_in_a_turn_is_refused(tmp_path: Path) -> Non
 
     assert asyncio.run(scenario()) == "done"
     assert stored(tmp_path / "c.sqlite3").markers == ()
+
+
+
+def test_a_turn_records_the_tokens_it_spent(tmp_path: Path) -> None:
+    """After a turn, last_usage holds the tokens of that turn's exchanges (None before)."""
+    model = ScriptedModel(["Hello there.", "Again."])
+    thinker = make(model, tmp_path)
+    assert thinker.last_usage is None
+
+    asyncio.run(thinker.turn("Hi", conversation_id="usage"))
+    first = thinker.last_usage
+    asyncio.run(thinker.turn("Once more", conversation_id="usage"))
+
+    assert first is not None
+    assert first.input_tokens == 1  # the scripted model reports one input token per exchange
+    assert thinker.last_usage is not None
+    assert thinker.last_usage.input_tokens == 1  # reset per turn, not accumulated
