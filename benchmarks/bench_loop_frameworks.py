@@ -352,6 +352,8 @@ class OpenAIAgentsLoop:
                 return ModelResponse(output=output, usage=usage, response_id=None)
 
             def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+                # Required by the SDK's Model interface; Runner.run never streams, so the
+                # benchmark's exchange never reaches it.
                 raise NotImplementedError("the benchmark does not stream")
 
         self.model = ScriptedAgentsModel()

@@ -22,6 +22,7 @@ the rounds. The target: nucleo at most 1.10x the ``ClientSession`` on the same p
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import sys
 import time
@@ -79,9 +80,7 @@ def run_mcp_section(count: int, rounds: int) -> list[Verdict]:
     server = SERVER / "main_server.py"
     if not server.is_file():
         return _not_judged(key, f"the test server {server} is missing (run from a checkout)")
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("mcp") is None:
         return _not_judged(key, "the MCP SDK is not installed (pip install 'nucleo-core[mcp]')")
     try:
         measured = asyncio.run(_measure(server, count, rounds))

@@ -152,12 +152,13 @@ class AdmitHook:
         return self.answer
 
     @hookimpl
-    def nucleo_admit_tool(self, thinker: Any, provider: ToolProvider) -> Verdict | None:
-        return self._say(thinker, provider)  # type: ignore[no-any-return]
+    def nucleo_admit_tool(self, thinker: Any, provider: ToolProvider) -> Any:
+        # Any, not Verdict | None: tests script wrong answers too, to see them refused.
+        return self._say(thinker, provider)
 
     @hookimpl
-    def nucleo_admit_skill(self, thinker: Any, skill: Skill) -> Verdict | None:
-        return self._say(thinker, skill)  # type: ignore[no-any-return]
+    def nucleo_admit_skill(self, thinker: Any, skill: Skill) -> Any:
+        return self._say(thinker, skill)
 
 
 # -- skills --------------------------------------------------------------------------------------

@@ -29,7 +29,14 @@ from nucleo_core import (
     Verdict,
     tool,
 )
-from nucleo_core.hub import REQUEST_SKILL, REQUEST_TOOLS, RequestSkillResult, RequestToolsResult
+from nucleo_core.hub import (
+    REQUEST_SKILL,
+    REQUEST_TOOLS,
+    RequestSkillProvider,
+    RequestSkillResult,
+    RequestToolsProvider,
+    RequestToolsResult,
+)
 from nucleo_core.tools import provider_for
 
 
@@ -195,8 +202,8 @@ def test_no_path_grants_a_name_off_the_catalog_and_no_crash_grants(
             raise AssertionError("request_tools was callable with no catalog or read-only")
         return
     offer = registry.get(REQUEST_TOOLS)
-    assert offer is not None
-    assert offer.members == tuple(reachable)  # type: ignore[attr-defined]
+    assert isinstance(offer, RequestToolsProvider)
+    assert offer.members == tuple(reachable)
     # Mostly names the schema offers, sometimes with the others mixed in.
     names = data.draw(st.lists(st.sampled_from(reachable), max_size=4, unique=True), "offered")
     if data.draw(st.booleans(), "mixed"):
@@ -311,8 +318,8 @@ def test_no_path_grants_a_skill_off_the_catalog_and_no_crash_grants(
         assert REQUEST_SKILL not in registry
         return
     offer = registry.get(REQUEST_SKILL)
-    assert offer is not None
-    assert offer.members == tuple(reachable)  # type: ignore[attr-defined]
+    assert isinstance(offer, RequestSkillProvider)
+    assert offer.members == tuple(reachable)
     for name in requested:
         problem: InvalidToolInput | None = None
         try:
