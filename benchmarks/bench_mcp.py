@@ -4,19 +4,25 @@ Every path calls the tool ``echo`` of the same SDK-written stdio test server
 (``tests/integration/_mcp_servers/main_server.py``), each on a server process of its own
 started once, with the JSON text a model sends, ``{"text": "hi"}``:
 
-* nucleo: ``await provider.create(None).run(provider.parse_input(text))``: the input checked
-  against the published schema, one `MCPTool`, and the client pool, whose sessions live on its
-  own event loop thread (the call crosses to it and back);
+* nucleo, as async code uses it: ``async with MCPServers([...]) as servers`` makes the running
+  loop the pool's home loop, ``await servers.astart(...)`` starts the server there, and each
+  call is ``await provider.create(None).run(provider.parse_input(text))``: the input checked
+  against the published schema, one `MCPTool`, the pool and its session wrapper (time limit,
+  restart handling, result mapping). This is the judged path;
+* nucleo with the session on the pool's own thread (a pool started from synchronous code, or
+  called from another loop): the same call, crossing to that thread and back. Reported, so the
+  price of the crossing is on the record;
 * the SDK's ``ClientSession.call_tool(name, json.loads(text))`` on a session opened directly
-  with ``stdio_client`` in the caller's loop, twice: after ``initialize()`` (the SDK's
-  handshake, which settles on the 2025-11-25 protocol) and after ``discover()`` (the
-  2026-07-28 protocol, which nucleo's pool negotiates with this server);
-* for the breakdown, not judged: ``pool.call(server, tool, arguments)`` (the pool without the
-  provider) and the SDK's ``Client.call_tool``, the client the pool wraps, in the caller's loop.
+  with ``stdio_client`` in the caller's loop, twice: after ``discover()`` (the 2026-07-28
+  protocol, which nucleo negotiates with this server: the baseline) and after ``initialize()``
+  (the SDK's handshake for 2025-11-25);
+* for the breakdown, not judged: the SDK's ``Client.call_tool``, the client the pool wraps.
 
-All paths run in one event loop. A round times N calls of each path, the order rotating from
-round to round, the collector paused; the figure is the round's time over N; best and median of
-the rounds. The target: nucleo at most 1.10x the ``ClientSession`` on the same protocol.
+The machine is shared, so the paths are interleaved call by call (the order rotating), each
+call timed on its own, the collector paused: every path sees the same disturbances. The figure
+is each path's median call; the ratio is of medians. The calls are cut into blocks (the
+rounds) and the ratio computed per block too, its range showing how steady the verdict is.
+The target: nucleo at most 1.10x the ``ClientSession`` on the same protocol.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -33,8 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from bench_harness import (
-    Samples,
-    Unavailable,
     Verdict,
     fmt_ratio,
     fmt_time,
@@ -42,7 +47,6 @@ from bench_harness import (
     print_failure,
     print_heading,
     print_table,
-    print_unavailable,
     short_error,
 )
 
@@ -53,10 +57,10 @@ MCP_FACTOR = 1.10
 SERVER = Path(__file__).resolve().parents[1] / "tests" / "integration" / "_mcp_servers"
 TOOL = "echo"
 CALL = '{"text": "hi"}'
-WARM_UP = 20
+WARM_UP = 50
 
-NUCLEO = "nucleo-core"
-POOL = "nucleo pool.call"
+NUCLEO = "nucleo-core (async with)"
+THREAD = "nucleo-core (pool thread)"
 SESSION_MODERN = "SDK ClientSession (2026-07-28)"
 SESSION_LEGACY = "SDK ClientSession (2025-11-25)"
 CLIENT = "SDK Client"
@@ -66,15 +70,28 @@ CLIENT = "SDK Client"
 class _Path:
     label: str
     what: str
-    calls: Callable[[int], Awaitable[object]]
+    call: Callable[[], Awaitable[object]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Measured:
+    #: Each path's call times in seconds, in the order measured, by label in setup order.
+    times: dict[str, list[float]]
+    #: Each path's negotiated protocol version.
+    versions: dict[str, str]
+    #: What each path calls.
+    calls: dict[str, str]
+    #: Calls per block (one block per round).
+    block: int
 
 
 def run_mcp_section(count: int, rounds: int) -> list[Verdict]:
     """Measure (j), print the table and the breakdown, return the verdict."""
     print_heading("(j) One MCP tool call: nucleo's provider and pool against the SDK's session")
     print(
-        f"Tool {TOOL!r} of the SDK test server over stdio, input {CALL!r}; {rounds} timed rounds "
-        f"of {count:,} calls per path (order rotating), one server process per path."
+        f"Tool {TOOL!r} of the SDK test server over stdio, input {CALL!r}; {rounds} blocks of "
+        f"{count:,} calls per path, the paths interleaved call by call (order rotating), one "
+        "server process per path."
     )
     key = f"(j) MCP call vs ClientSession, x{MCP_FACTOR:.2f}"
     server = SERVER / "main_server.py"
@@ -90,16 +107,6 @@ def run_mcp_section(count: int, rounds: int) -> list[Verdict]:
     return _report(key, measured)
 
 
-@dataclass(frozen=True, slots=True)
-class _Measured:
-    #: Each path's samples (or why it has none), in the order the paths were set up.
-    outcomes: dict[str, Samples | Unavailable]
-    #: Each path's negotiated protocol version.
-    versions: dict[str, str]
-    #: What each path calls.
-    calls: dict[str, str]
-
-
 async def _measure(server: Path, count: int, rounds: int) -> _Measured:
     from mcp import Client, ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -109,37 +116,28 @@ async def _measure(server: Path, count: int, rounds: int) -> _Measured:
     def parameters(name: str) -> StdioServerParameters:
         return StdioServerParameters(command=sys.executable, args=[str(server), "stdio", name])
 
-    paths: list[_Path] = []
+    def config(name: str) -> MCPServerConfig:
+        return MCPServerConfig(name=name, command=sys.executable, args=(str(server), "stdio", name))
+
     versions: dict[str, str] = {}
     async with AsyncExitStack() as stack:
-        config = MCPServerConfig(
-            name="bench", command=sys.executable, args=(str(server), "stdio", "bench")
-        )
-        servers = stack.enter_context(MCPServers([config]))
-        provider = next(p for p in servers.start("bench") if p.name == TOOL)
-        versions[NUCLEO] = versions[POOL] = servers.pool.status("bench").protocol_version or "?"
-        pool = servers.pool
+        # As async code uses nucleo: the pool entered on this loop, the server started on it.
+        home = await stack.enter_async_context(MCPServers([config("home")]))
+        provider = next(p for p in await home.astart("home") if p.name == TOOL)
+        versions[NUCLEO] = home.pool.status("home").protocol_version or "?"
+        # A pool never entered: its sessions live on its own thread.
+        threaded = stack.enter_context(MCPServers([config("thread")]))
+        far = next(p for p in threaded.start("thread") if p.name == TOOL)
+        versions[THREAD] = threaded.pool.status("thread").protocol_version or "?"
 
-        async def nucleo_calls(n: int) -> object:
-            result: object = None
-            for _ in range(n):
-                result = await provider.create(None).run(provider.parse_input(CALL))
-            return result
+        def nucleo_call(provider: Any) -> Callable[[], Awaitable[object]]:
+            def call() -> Awaitable[object]:
+                return provider.create(None).run(provider.parse_input(CALL))
 
-        async def pool_calls(n: int) -> object:
-            result: object = None
-            for _ in range(n):
-                result = await pool.call("bench", TOOL, json.loads(CALL))
-            return result
-
-        paths.append(
-            _Path(NUCLEO, "provider.create(None).run(provider.parse_input(text))", nucleo_calls)
-        )
-        paths.append(_Path(POOL, "pool.call(server, tool, json.loads(text))", pool_calls))
+            return call
 
         sessions: dict[str, Any] = {}
-        handshakes = ((SESSION_MODERN, "discover"), (SESSION_LEGACY, "initialize"))
-        for label, handshake in handshakes:
+        for label, handshake in ((SESSION_MODERN, "discover"), (SESSION_LEGACY, "initialize")):
             read, write = await stack.enter_async_context(stdio_client(parameters(handshake)))
             session = await stack.enter_async_context(ClientSession(read, write))
             await getattr(session, handshake)()
@@ -152,51 +150,44 @@ async def _measure(server: Path, count: int, rounds: int) -> _Measured:
         await client.list_tools()
         versions[CLIENT] = str(client.protocol_version)
 
-        def session_calls(session: Any) -> Callable[[int], Awaitable[object]]:
-            async def calls(n: int) -> object:
-                result: object = None
-                for _ in range(n):
-                    result = await session.call_tool(TOOL, json.loads(CALL))
-                return result
+        def sdk_call(session: Any) -> Callable[[], Awaitable[object]]:
+            def call() -> Awaitable[object]:
+                return session.call_tool(TOOL, json.loads(CALL))
 
-            return calls
+            return call
 
-        for label, session in sessions.items():
-            paths.append(
-                _Path(label, "session.call_tool(name, json.loads(text))", session_calls(session))
-            )
-        paths.append(
+        text_call = "provider.create(None).run(provider.parse_input(text))"
+        sdk_text = "session.call_tool(name, json.loads(text))"
+        paths = [
+            _Path(NUCLEO, text_call, nucleo_call(provider)),
+            _Path(THREAD, text_call, nucleo_call(far)),
+            _Path(SESSION_MODERN, sdk_text, sdk_call(sessions[SESSION_MODERN])),
+            _Path(SESSION_LEGACY, sdk_text, sdk_call(sessions[SESSION_LEGACY])),
             _Path(
                 CLIENT,
                 "client.call_tool(name, json.loads(text)), as the pool does",
-                session_calls(client),
-            )
-        )
-
+                sdk_call(client),
+            ),
+        ]
         for path in paths:
-            _check(path.label, await path.calls(WARM_UP))
-        samples: dict[str, list[float]] = {path.label: [] for path in paths}
-        outcomes: dict[str, Samples | Unavailable] = {}
-        for index in range(rounds):
-            shift = index % len(paths)
-            for path in paths[shift:] + paths[:shift]:
-                if path.label in outcomes:
-                    continue
-                try:
-                    with gc_paused():
-                        started = time.perf_counter()
-                        await path.calls(count)
-                        elapsed = time.perf_counter() - started
-                except Exception as exc:
-                    outcomes[path.label] = Unavailable(short_error(exc))
-                    continue
-                samples[path.label].append(elapsed / count)
-        for path in paths:
-            outcomes.setdefault(path.label, Samples(tuple(samples[path.label])))
+            for _ in range(WARM_UP):
+                result = await path.call()
+            _check(path.label, result)
+        times: dict[str, list[float]] = {path.label: [] for path in paths}
+        clock = time.perf_counter
+        for _ in range(rounds):
+            with gc_paused():
+                for index in range(count):
+                    shift = index % len(paths)
+                    for path in paths[shift:] + paths[:shift]:
+                        started = clock()
+                        await path.call()
+                        times[path.label].append(clock() - started)
     return _Measured(
-        outcomes={path.label: outcomes[path.label] for path in paths},
+        times=times,
         versions=versions,
         calls={path.label: path.what for path in paths},
+        block=count,
     )
 
 
@@ -210,68 +201,64 @@ def _check(label: str, result: object) -> None:
         raise AssertionError(f"{label}: the call returned {result!r}")
 
 
+def _blocks(values: list[float], size: int) -> list[float]:
+    """The median of each block of ``size`` calls."""
+    return [statistics.median(values[i : i + size]) for i in range(0, len(values), size)]
+
+
 def _report(key: str, measured: _Measured) -> list[Verdict]:
-    outcomes = measured.outcomes
-    baseline = outcomes.get(SESSION_MODERN)
-    rows = []
-    missing: dict[str, str] = {}
-    for label, outcome in outcomes.items():
-        what = measured.calls.get(label, "")
-        version = measured.versions.get(label, "?")
-        if isinstance(outcome, Unavailable):
-            rows.append([label, version, what, "unavailable", "", ""])
-            missing[label] = outcome.reason
-            continue
-        ratio = fmt_ratio(outcome.best / baseline.best) if isinstance(baseline, Samples) else ""
-        rows.append([label, version, what, fmt_time(outcome.best), fmt_time(outcome.median), ratio])
-    print_table(
+    times = measured.times
+    medians = {label: statistics.median(values) for label, values in times.items()}
+    quartiles = {label: statistics.quantiles(values, n=4) for label, values in times.items()}
+    baseline = medians[SESSION_MODERN]
+    rows = [
         [
-            "path",
-            "protocol",
-            "call",
-            "best/call",
-            "median/call",
-            "vs ClientSession (same protocol)",
-        ],
+            label,
+            measured.versions.get(label, "?"),
+            measured.calls[label],
+            fmt_time(medians[label]),
+            f"{fmt_time(quartiles[label][0])} - {fmt_time(quartiles[label][2])}",
+            fmt_ratio(medians[label] / baseline),
+        ]
+        for label in times
+    ]
+    print_table(
+        ["path", "protocol", "call", "median/call", "middle half", "vs ClientSession (2026-07-28)"],
         rows,
     )
-    print_unavailable(missing)
-    nucleo = outcomes.get(NUCLEO)
-    if not isinstance(nucleo, Samples) or not isinstance(baseline, Samples):
-        return [Verdict(key, "n/a", f"<= {MCP_FACTOR:.2f}x", None, "a path was unavailable")]
-    _print_breakdown(outcomes)
-    ratio = nucleo.best / baseline.best
-    legacy = outcomes.get(SESSION_LEGACY)
-    note = (
-        f"nucleo {fmt_time(nucleo.best)} vs {fmt_time(baseline.best)} per call, "
-        f"+{fmt_time(nucleo.best - baseline.best)}; median ratio "
-        f"{fmt_ratio(nucleo.median / baseline.median)}"
+    ratio = medians[NUCLEO] / baseline
+    per_block = [
+        a / b
+        for a, b in zip(
+            _blocks(times[NUCLEO], measured.block),
+            _blocks(times[SESSION_MODERN], measured.block),
+            strict=True,
+        )
+    ]
+    print(
+        f"nucleo (async with) over ClientSession (2026-07-28), block by block: "
+        f"{fmt_ratio(min(per_block))} to {fmt_ratio(max(per_block))} "
+        f"({len(per_block)} blocks of {measured.block:,} calls each)"
     )
-    if isinstance(legacy, Samples):
-        note += f"; vs ClientSession after initialize() {fmt_ratio(nucleo.best / legacy.best)}"
-    return [Verdict(key, fmt_ratio(ratio), f"<= {MCP_FACTOR:.2f}x", ratio <= MCP_FACTOR, note)]
-
-
-def _print_breakdown(outcomes: dict[str, Samples | Unavailable]) -> None:
-    """Where nucleo's per-call time goes, from the differences between the paths (best rounds)."""
-
-    def best(label: str) -> float | None:
-        outcome = outcomes.get(label)
-        return outcome.best if isinstance(outcome, Samples) else None
-
+    print("Breakdown (differences of medians; noise can make one negative):")
     steps = [
-        ("the provider (parse_input, MCPTool)", NUCLEO, POOL),
-        ("the pool (thread hop, session wrapper)", POOL, CLIENT),
+        ("the provider and the pool's session wrapper", NUCLEO, CLIENT),
+        ("the crossing to the pool's thread and back", THREAD, NUCLEO),
         ("the SDK's Client over its ClientSession", CLIENT, SESSION_MODERN),
         ("the 2026-07-28 protocol over 2025-11-25", SESSION_MODERN, SESSION_LEGACY),
     ]
-    print("Breakdown (differences of best rounds; noise can make one negative):")
     for what, upper, lower in steps:
-        high, low = best(upper), best(lower)
-        if high is None or low is None:
-            continue
-        sign = "+" if high >= low else "-"
-        print(f"  {what:<42} {sign}{fmt_time(abs(high - low))}")
+        difference = medians[upper] - medians[lower]
+        sign = "+" if difference >= 0 else "-"
+        print(f"  {what:<46} {sign}{fmt_time(abs(difference))}")
+    note = (
+        f"nucleo {fmt_time(medians[NUCLEO])} vs {fmt_time(baseline)} per call (medians), "
+        f"+{fmt_time(medians[NUCLEO] - baseline)}; blocks {fmt_ratio(min(per_block))}-"
+        f"{fmt_ratio(max(per_block))}; session on the pool's thread "
+        f"{fmt_ratio(medians[THREAD] / baseline)}; vs ClientSession after initialize() "
+        f"{fmt_ratio(medians[NUCLEO] / medians[SESSION_LEGACY])}"
+    )
+    return [Verdict(key, fmt_ratio(ratio), f"<= {MCP_FACTOR:.2f}x", ratio <= MCP_FACTOR, note)]
 
 
 def _not_judged(key: str, reason: str) -> list[Verdict]:

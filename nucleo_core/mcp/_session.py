@@ -59,8 +59,15 @@ _CLIENT_INFO = types.Implementation(name="nucleo", version=__version__)
 class ServerSession:
     """The session of one server: state, tools, calls, and the task that owns the client."""
 
-    def __init__(self, config: MCPServerConfig, notify: Callable[[str, Listing], None]) -> None:
+    def __init__(
+        self,
+        config: MCPServerConfig,
+        notify: Callable[[str, Listing], None],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         self.config = config
+        #: The event loop the session lives on: every coroutine of it runs there.
+        self.loop = loop
         self.state: SessionState = "idle"
         self.tools: Listing | None = None
         self.restarts = 0

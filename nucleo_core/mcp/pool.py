@@ -1,12 +1,17 @@
 """`MCPClientPool`: one session per MCP server, shared by every thinker and every call.
 
-The pool runs its own event loop in a background thread, where each server's session lives
-inside the SDK's context managers. Calls come from any thread or event loop: they are handed to
-the pool's loop and awaited where they were made, with the time limit enforced on both sides,
-so a server that dies or hangs produces an error result in time, never a hang.
+Each server's session lives inside the SDK's context managers, in one task on one event loop,
+its *host*:
 
-Closing the pool (or the pool being garbage-collected, or the interpreter exiting) closes every
-session; the SDK stops each stdio server's whole process group, so no child process is left.
+* the event loop the pool was entered on with ``async with`` (its *home loop*): a call made on
+  that loop awaits the session directly, with nothing in between;
+* otherwise the pool's own event loop, in a background thread: a call from any other thread or
+  loop is handed to it and awaited where it was made.
+
+Either way the time limit is enforced on both sides, so a server that dies or hangs produces
+an error result in time, never a hang. Leaving the ``async with`` block (or `close`, or the pool
+being garbage-collected, or the interpreter exiting) closes every session; the SDK stops each
+stdio server's whole process group, so no child process is left.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ import inspect
 import logging
 import queue
 import threading
+import time
 import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from nucleo_core.mcp.errors import MCPConfigError, MCPServerUnavailable
 from nucleo_core.mcp.report import MCPServerStatus
@@ -50,11 +56,19 @@ _CLOSE_TIMEOUT = 30.0
 
 _T = TypeVar("_T")
 
+#: What starting one server gave: its tools, or why it did not start.
+_Started: TypeAlias = "tuple[Mapping[str, Any], ...] | MCPServerUnavailable"
+
 
 class MCPClientPool:
     """Sessions to the configured MCP servers, started when first needed.
 
-    Every method is safe to call from any thread; `call` is awaitable from any event loop.
+    Every method is safe to call from any thread; `call` and `astart` are awaitable from any
+    event loop. In async code, enter the pool with ``async with``: the sessions started from
+    then on live on that event loop (its *home loop*), so a call made there reaches its server
+    with nothing in between, and leaving the block closes every session on that loop before it
+    ends. Sessions started before, or by a blocking call (`start`, `call_sync`) made on the home
+    loop's own thread, live on the pool's own thread, and calls to them cross to it and back.
 
     Example:
         >>> from nucleo_core.mcp import MCPClientPool, MCPServerConfig
@@ -124,6 +138,7 @@ class MCPClientPool:
             error=None if session.error is None else str(session.error),
             stderr_tail=session.stderr_tail,
             protocol_version=session.protocol_version,
+            host="home loop" if session.loop is self._runtime.home else "pool thread",
         )
 
     def tools(self, server: str) -> tuple[Mapping[str, Any], ...] | None:
@@ -157,7 +172,8 @@ class MCPClientPool:
         Raises:
             MCPServerUnavailable: It did not start; the error holds the command and the tail
                 of its stderr.
-            RuntimeError: Called from the pool's own threads, or after `close`.
+            RuntimeError: Called from the pool's own threads, or after `close`, or on the home
+                loop's thread while the server starts there (``await`` `astart` instead).
         """
         outcome = self.start_all([server])[server]
         if isinstance(outcome, MCPServerUnavailable):
@@ -174,27 +190,53 @@ class MCPClientPool:
             one server failing never keeps the others from starting.
 
         Raises:
-            RuntimeError: Called from the pool's own threads, or after `close`.
+            RuntimeError: As for `start`.
         """
+        names, bound = self._starting(servers)
+        return self._missed(self._runtime.start_all(names, bound))
+
+    async def astart(self, server: str) -> tuple[Mapping[str, Any], ...]:
+        """`start`, awaitable from any event loop (on the home loop, the server starts there).
+
+        Raises:
+            MCPServerUnavailable: It did not start.
+            RuntimeError: The pool is closed.
+        """
+        outcome = (await self.astart_all([server]))[server]
+        if isinstance(outcome, MCPServerUnavailable):
+            raise outcome
+        return outcome
+
+    async def astart_all(
+        self, servers: Iterable[str] | None = None
+    ) -> dict[str, tuple[Mapping[str, Any], ...] | MCPServerUnavailable]:
+        """`start_all`, awaitable from any event loop.
+
+        Raises:
+            RuntimeError: The pool is closed.
+        """
+        names, bound = self._starting(servers)
+        return self._missed(await self._runtime.astart_all(names, bound))
+
+    def _starting(self, servers: Iterable[str] | None) -> tuple[list[str], float]:
         names = list(self._runtime.configs if servers is None else servers)
         for name in names:
             self.config(name)
         limit = max((self._runtime.configs[n].startup_timeout for n in names), default=0.0)
-        try:
-            return self._runtime.run(self._runtime.start_all(names), limit + _BACKOFF_CAP + _GRACE)
-        except TimeoutError:
-            return {
-                name: MCPServerUnavailable(
-                    name,
-                    "it did not start in time",
-                    command=self._runtime.configs[name].describe(),
-                )
-                for name in names
-            }
+        return names, limit + _BACKOFF_CAP + _GRACE
 
-    async def astart(self, server: str) -> tuple[Mapping[str, Any], ...]:
-        """`start`, awaitable from any event loop."""
-        return await asyncio.to_thread(self.start, server)
+    def _missed(
+        self, outcomes: Mapping[str, _Started | None]
+    ) -> dict[str, tuple[Mapping[str, Any], ...] | MCPServerUnavailable]:
+        """The outcomes, a server that did not answer in time (``None``) said as such."""
+        return {
+            name: outcome
+            if outcome is not None
+            else MCPServerUnavailable(
+                name, "it did not start in time", command=self._runtime.configs[name].describe()
+            )
+            for name, outcome in outcomes.items()
+        }
 
     # -- calls --------------------------------------------------------------------------------
 
@@ -221,12 +263,13 @@ class MCPClientPool:
         """
         config = self.config(server)
         limit = timeout if timeout is not None else config.timeout
-        if self.closed:
-            return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
         bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
         try:
+            session = self._runtime.session_for(server, blocking=False)
             return await self._runtime.relay(
-                self._runtime.call(server, tool, dict(arguments), limit, structured), bound
+                session.loop,
+                session.call(tool, dict(arguments), timeout=limit, structured=structured),
+                bound,
             )
         except RuntimeError:
             return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
@@ -244,34 +287,65 @@ class MCPClientPool:
         timeout: float | None = None,
         structured: bool = False,
     ) -> MCPToolResult:
-        """`call` from synchronous code (not from the pool's own threads)."""
+        """`call` from synchronous code (not from the pool's threads, nor the home loop's).
+
+        Raises:
+            RuntimeError: Called from a thread the call would block: the pool's own, or the
+                home loop's while the server's session lives there (``await`` `call` instead).
+        """
         config = self.config(server)
         limit = timeout if timeout is not None else config.timeout
-        if self.closed:
-            return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
         bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
         try:
+            session = self._runtime.session_for(server, blocking=True)
+        except RuntimeError:
+            return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
+        try:
             return self._runtime.run(
-                self._runtime.call(server, tool, dict(arguments), limit, structured), bound
+                session.loop,
+                session.call(tool, dict(arguments), timeout=limit, structured=structured),
+                bound,
             )
         except TimeoutError:
             return MCPToolResult.failure(
                 "timeout", f"MCP server '{server}' did not answer within {bound:g} s"
             )
 
-    # -- closing ------------------------------------------------------------------------------
+    # -- entering and closing -----------------------------------------------------------------
 
     def close(self) -> None:
         """Close every session and stop the pool's threads; idempotent.
 
         Each stdio server is stopped as the MCP specification says (its stdin closed, then
-        SIGTERM and SIGKILL to its process group), so no child process is left behind.
+        SIGTERM and SIGKILL to its process group), so no child process is left behind. Called
+        on the home loop's own thread, it cannot wait for the sessions there: their closing
+        then runs on that loop, and `aclose` (or leaving the ``async with`` block) awaits it.
         """
         self._finalizer()
 
     async def aclose(self) -> None:
-        """`close`, awaitable from any event loop."""
-        await asyncio.to_thread(self.close)
+        """`close`, awaitable from any event loop; awaits the sessions on this loop directly."""
+        if self._finalizer.detach() is None:  # closed already: wait for what is still closing
+            await self._runtime.closing_here()
+            return
+        await self._runtime.aclose()
+
+    async def __aenter__(self) -> MCPClientPool:
+        """Make the running event loop the pool's home loop (see the class); enter once.
+
+        Raises:
+            RuntimeError: The pool was entered already, or is closed.
+        """
+        self._runtime.bind(asyncio.get_running_loop())
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     def __enter__(self) -> MCPClientPool:
         return self
@@ -290,7 +364,7 @@ class MCPClientPool:
 
 
 class _Runtime:
-    """The pool's loop, threads and sessions; holds no reference to the pool itself.
+    """The pool's loops, threads and sessions; holds no reference to the pool itself.
 
     Kept apart so that the pool's finalizer (run when the pool is closed, collected, or the
     interpreter exits) can close everything without keeping the pool alive.
@@ -302,63 +376,101 @@ class _Runtime:
         self.listeners: list[Callable[[], ListingListener | None]] = []
         self.lock = threading.Lock()
         self.closed = False
+        #: The loop the pool was entered on with ``async with``, and its thread's id.
+        self.home: asyncio.AbstractEventLoop | None = None
+        self._home_thread: int | None = None
+        #: Closings scheduled on the home loop by a `close` made on its own thread.
+        self._closing: list[asyncio.Task[None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._notices: queue.SimpleQueue[tuple[str, Listing] | None] = queue.SimpleQueue()
         self._notifier: threading.Thread | None = None
 
-    # -- the loop -----------------------------------------------------------------------------
+    # -- where sessions live ------------------------------------------------------------------
 
-    def loop(self) -> asyncio.AbstractEventLoop:
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         with self.lock:
             if self.closed:
                 raise RuntimeError("the MCP client pool is closed")
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                ready = threading.Event()
-                # Daemon threads: at interpreter exit, the non-daemon threads are joined
-                # before atexit runs the finalizer that closes the sessions on this loop.
-                thread = threading.Thread(
-                    target=_run_loop, args=(loop, ready), name="nucleo-mcp-pool", daemon=True
+            if self.home is not None:
+                raise RuntimeError(
+                    "this MCP client pool was already entered with 'async with'; enter it once"
                 )
-                notifier = threading.Thread(
-                    target=self._deliver, name="nucleo-mcp-notify", daemon=True
-                )
-                thread.start()
-                notifier.start()
-                ready.wait()
-                self._loop, self._thread, self._notifier = loop, thread, notifier
-            return self._loop
+            self.home, self._home_thread = loop, threading.get_ident()
 
-    def submit(self, coroutine: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
-        try:
-            loop = self.loop()
-        except RuntimeError:
-            coroutine.close()
-            raise
-        return asyncio.run_coroutine_threadsafe(coroutine, loop)
-
-    async def relay(self, coroutine: Coroutine[Any, Any, _T], timeout: float) -> _T:
-        """Run ``coroutine`` on the pool's loop and await it from the caller's loop.
-
-        One wake-up each way (``call_soon_threadsafe``): none of the concurrent future, its
-        lock and chained callbacks that ``run_coroutine_threadsafe`` and ``wrap_future`` add,
-        nor the extra loop step of ``wait_for``. This hop is what a call through the pool costs
-        over a session in the caller's own loop, so it is kept to the minimum.
+    def session_for(self, server: str, *, blocking: bool) -> ServerSession:
+        """The session of ``server``; a new one is placed on its host loop (see the module).
 
         Raises:
             RuntimeError: The pool is closed.
-            TimeoutError: No answer within ``timeout``; the call is cancelled on the pool's loop
-                (as it is when the caller is cancelled).
         """
-        try:
-            loop = self.loop()
-        except RuntimeError:
-            coroutine.close()
-            raise
+        with self.lock:
+            if self.closed:
+                raise RuntimeError("the MCP client pool is closed")
+            found = self.sessions.get(server)
+            if found is not None:
+                return found
+            home = self.home
+            if home is not None and home.is_running() and not (blocking and self._on_home()):
+                loop = home
+            else:  # no home loop, or a blocking call on its thread: the pool's own thread
+                loop = self._own_loop()
+            if self._notifier is None:
+                self._notifier = threading.Thread(
+                    target=self._deliver, name="nucleo-mcp-notify", daemon=True
+                )
+                self._notifier.start()
+            from nucleo_core.mcp._session import ServerSession
+
+            found = self.sessions[server] = ServerSession(self.configs[server], self.notify, loop)
+            return found
+
+    def _own_loop(self) -> asyncio.AbstractEventLoop:
+        """The pool's own loop, started on first need (the lock is held)."""
+        if self._loop is None:
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+            # A daemon thread: at interpreter exit, the non-daemon threads are joined before
+            # atexit runs the finalizer that closes the sessions on this loop.
+            thread = threading.Thread(
+                target=_run_loop, args=(loop, ready), name="nucleo-mcp-pool", daemon=True
+            )
+            thread.start()
+            ready.wait()
+            self._loop, self._thread = loop, thread
+        return self._loop
+
+    def _on_home(self) -> bool:
+        return self._home_thread == threading.get_ident()
+
+    def _blocks(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Whether waiting here for ``loop`` would stop it (this is its thread, or a pool's)."""
+        if loop is self.home and self._on_home():
+            return True
+        current = threading.current_thread()
+        return current is self._thread or current is self._notifier
+
+    # -- crossing to a session's loop ---------------------------------------------------------
+
+    async def relay(
+        self, loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, _T], timeout: float
+    ) -> _T:
+        """Run ``coroutine`` on ``loop`` and await it from the caller's loop.
+
+        On ``loop`` itself (the home loop, for a call made there) the coroutine is awaited
+        directly. Otherwise one wake-up each way (``call_soon_threadsafe``): none of the
+        concurrent future, its lock and chained callbacks that ``run_coroutine_threadsafe`` and
+        ``wrap_future`` add, nor the extra loop step of ``wait_for``.
+
+        Raises:
+            RuntimeError: ``loop`` is closed (the pool was closed).
+            TimeoutError: No answer within ``timeout``; the call is cancelled on ``loop`` (as
+                it is when the caller is cancelled).
+        """
         caller = asyncio.get_running_loop()
-        if caller is loop:  # already on the pool's loop: no hop
-            return await asyncio.wait_for(coroutine, timeout)
+        if caller is loop:
+            async with asyncio.timeout(timeout):
+                return await coroutine
         answer: asyncio.Future[_T] = caller.create_future()
         started: list[asyncio.Task[_T]] = []
 
@@ -372,11 +484,11 @@ class _Runtime:
             else:
                 answer.set_result(task.result())
 
-        def finished(task: asyncio.Task[_T]) -> None:  # on the pool's loop
+        def finished(task: asyncio.Task[_T]) -> None:  # on the session's loop
             with contextlib.suppress(RuntimeError):  # the caller's loop was closed meanwhile
                 caller.call_soon_threadsafe(settle, task)
 
-        def start() -> None:  # on the pool's loop
+        def start() -> None:  # on the session's loop
             task = loop.create_task(coroutine)
             task.add_done_callback(finished)
             started.append(task)
@@ -385,11 +497,15 @@ class _Runtime:
             if not answer.done():
                 answer.set_exception(TimeoutError())
 
-        def stop() -> None:  # on the pool's loop
+        def stop() -> None:  # on the session's loop
             for task in started:
                 task.cancel()
 
-        loop.call_soon_threadsafe(start)
+        try:
+            loop.call_soon_threadsafe(start)
+        except RuntimeError:
+            coroutine.close()
+            raise
         timer = caller.call_later(timeout, expire)
         answered = False
         try:
@@ -399,65 +515,92 @@ class _Runtime:
         finally:
             timer.cancel()
             if not answered:  # timed out, or the caller was cancelled: stop the call too
-                with contextlib.suppress(RuntimeError):  # the pool's loop is closed
+                with contextlib.suppress(RuntimeError):  # the session's loop is closed
                     loop.call_soon_threadsafe(stop)
 
-    def run(self, coroutine: Coroutine[Any, Any, _T], timeout: float) -> _T:
-        """Run ``coroutine`` on the pool's loop and wait for it (not from the pool's threads)."""
-        current = threading.current_thread()
-        if current is self._thread or current is self._notifier:
+    def run(
+        self, loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, _T], timeout: float
+    ) -> _T:
+        """Run ``coroutine`` on ``loop`` and wait for it (from a thread that may block).
+
+        Raises:
+            RuntimeError: Waiting here would block ``loop`` itself, or ``loop`` is closed.
+            TimeoutError: No answer within ``timeout`` (the call is cancelled).
+        """
+        if self._blocks(loop):
             coroutine.close()
-            raise RuntimeError("blocking MCP pool calls cannot be made from the pool's threads")
-        future = self.submit(coroutine)
+            raise RuntimeError(
+                "a blocking MCP pool call cannot be made from the thread of the event loop the "
+                "server's session lives on (nor from the pool's threads); await it instead"
+            )
+        try:
+            future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+        except RuntimeError:
+            coroutine.close()
+            raise
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise TimeoutError from None
 
-    # -- sessions (on the loop) ---------------------------------------------------------------
+    # -- starting -----------------------------------------------------------------------------
 
-    def session(self, server: str) -> ServerSession:
-        found = self.sessions.get(server)
-        if found is None:
-            from nucleo_core.mcp._session import ServerSession
+    def _hosts(
+        self, names: list[str], *, blocking: bool
+    ) -> tuple[dict[str, _Started | None], dict[asyncio.AbstractEventLoop, list[ServerSession]]]:
+        """The servers already running (with their tools), and the others by host loop."""
+        ready: dict[str, _Started | None] = {}
+        hosts: dict[asyncio.AbstractEventLoop, list[ServerSession]] = {}
+        for name in names:
+            session = self.session_for(name, blocking=blocking)
+            if session.state == "ready" and session.tools is not None:
+                ready[name] = session.tools
+            else:
+                hosts.setdefault(session.loop, []).append(session)
+        return ready, hosts
 
-            found = self.sessions[server] = ServerSession(self.configs[server], self.notify)
-        return found
-
-    async def start_all(
-        self, names: list[str]
-    ) -> dict[str, tuple[Mapping[str, Any], ...] | MCPServerUnavailable]:
-        async def one(name: str) -> tuple[Mapping[str, Any], ...] | MCPServerUnavailable:
+    def start_all(self, names: list[str], timeout: float) -> dict[str, _Started | None]:
+        ready, hosts = self._hosts(names, blocking=True)
+        waiting: list[tuple[list[ServerSession], concurrent.futures.Future[dict[str, _Started]]]]
+        waiting = []
+        for loop, sessions in hosts.items():
+            if self._blocks(loop):
+                raise RuntimeError(
+                    "MCP servers cannot be started by a blocking call from the thread of the "
+                    "event loop they start on (nor from the pool's threads); await astart()"
+                )
+            waiting.append((sessions, asyncio.run_coroutine_threadsafe(_start(sessions), loop)))
+        outcomes: dict[str, _Started | None] = dict(ready)
+        deadline = time.monotonic() + timeout
+        for sessions, future in waiting:
             try:
-                await self.session(name).ensure_started()
-            except MCPServerUnavailable as exc:
-                return exc
-            tools = self.sessions[name].tools
-            return tools if tools is not None else ()
+                outcomes.update(future.result(max(0.0, deadline - time.monotonic())))
+            except concurrent.futures.TimeoutError:
+                future.cancel()
+                outcomes.update((session.config.name, None) for session in sessions)
+        return {name: outcomes[name] for name in names}
 
-        results = await asyncio.gather(*(one(name) for name in names))
-        return dict(zip(names, results, strict=True))
+    async def astart_all(self, names: list[str], timeout: float) -> dict[str, _Started | None]:
+        ready, hosts = self._hosts(names, blocking=False)
 
-    async def call(
-        self,
-        server: str,
-        tool: str,
-        arguments: Mapping[str, Any],
-        timeout: float,
-        structured: bool,
-    ) -> MCPToolResult:
-        return await self.session(server).call(
-            tool, arguments, timeout=timeout, structured=structured
-        )
+        async def on(
+            loop: asyncio.AbstractEventLoop, sessions: list[ServerSession]
+        ) -> dict[str, _Started | None]:
+            try:
+                return dict(await self.relay(loop, _start(sessions), timeout))
+            except TimeoutError:
+                return {session.config.name: None for session in sessions}
 
-    async def close_sessions(self) -> None:
-        await asyncio.gather(*(session.close() for session in list(self.sessions.values())))
+        outcomes: dict[str, _Started | None] = dict(ready)
+        for started in await asyncio.gather(*(on(*host) for host in hosts.items())):
+            outcomes.update(started)
+        return {name: outcomes[name] for name in names}
 
     # -- listings -----------------------------------------------------------------------------
 
     def notify(self, server: str, tools: Listing) -> None:
-        """Queue a listing for the listeners (called on the loop; never blocks it)."""
+        """Queue a listing for the listeners (called on a session's loop; never blocks it)."""
         self._notices.put((server, tools))
 
     def _deliver(self) -> None:
@@ -482,7 +625,19 @@ class _Runtime:
 
     # -- closing ------------------------------------------------------------------------------
 
+    def _begin_close(self) -> dict[asyncio.AbstractEventLoop, list[ServerSession]] | None:
+        """Mark the pool closed; its sessions by host loop (``None``: it was closed already)."""
+        with self.lock:
+            if self.closed:
+                return None
+            self.closed = True
+            hosts: dict[asyncio.AbstractEventLoop, list[ServerSession]] = {}
+            for session in self.sessions.values():
+                hosts.setdefault(session.loop, []).append(session)
+            return hosts
+
     def shutdown(self) -> None:
+        """Close every session and stop the threads (`MCPClientPool.close`, the finalizer)."""
         current = threading.current_thread()
         if current is self._thread or current is self._notifier:
             # Collected (or closed) on one of the pool's own threads, which cannot wait for
@@ -492,24 +647,74 @@ class _Runtime:
         self._shutdown()
 
     def _shutdown(self) -> None:
-        with self.lock:
-            if self.closed:
-                return
-            self.closed = True
-            loop, thread, notifier = self._loop, self._thread, self._notifier
-        if loop is None or thread is None:
-            return
+        hosts = self._begin_close()
+        if hosts is not None:
+            self._close_hosted(hosts)
+
+    async def aclose(self) -> None:
+        """Close the sessions on the running loop here, the others from a worker thread."""
+        hosts = self._begin_close()
+        if hosts is not None:
+            here = hosts.pop(asyncio.get_running_loop(), [])
+            if here:
+                await _close(here)
+            await asyncio.to_thread(self._close_hosted, hosts)
+        await self.closing_here()
+
+    async def closing_here(self) -> None:
+        """Wait for the closings a `close` on this loop's thread scheduled on it."""
+        loop = asyncio.get_running_loop()
+        closing = [task for task in self._closing if task.get_loop() is loop]
+        if closing:
+            await asyncio.wait(closing, timeout=_CLOSE_TIMEOUT)
+
+    def _close_hosted(self, hosts: dict[asyncio.AbstractEventLoop, list[ServerSession]]) -> None:
+        """Close ``hosts``' sessions, stop the pool's own loop and the notifier; blocks."""
+        own = self._loop
+        for loop, sessions in hosts.items():
+            if loop is own:
+                continue
+            if loop.is_closed() or not loop.is_running():
+                # Its loop ended (its tasks, and with them the servers, were stopped then).
+                logger.warning("MCP sessions outlived their event loop; they end with it")
+            elif self._blocks(loop):  # on the home loop's thread: close there, awaited later
+                self._closing.append(loop.create_task(_close(sessions)))
+            else:
+                future = asyncio.run_coroutine_threadsafe(_close(sessions), loop)
+                try:
+                    future.result(_CLOSE_TIMEOUT)
+                except Exception:
+                    logger.exception("closing the MCP sessions failed")
         current = threading.current_thread()
-        future = asyncio.run_coroutine_threadsafe(self.close_sessions(), loop)
-        try:
-            future.result(_CLOSE_TIMEOUT)
-        except Exception:
-            logger.exception("closing the MCP sessions failed")
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(_CLOSE_TIMEOUT)
+        if own is not None and self._thread is not None:
+            future = asyncio.run_coroutine_threadsafe(_close(hosts.get(own, [])), own)
+            try:
+                future.result(_CLOSE_TIMEOUT)
+            except Exception:
+                logger.exception("closing the MCP sessions failed")
+            own.call_soon_threadsafe(own.stop)
+            self._thread.join(_CLOSE_TIMEOUT)
         self._notices.put(None)
-        if notifier is not None and current is not notifier:
-            notifier.join(_CLOSE_TIMEOUT)
+        if self._notifier is not None and current is not self._notifier:
+            self._notifier.join(_CLOSE_TIMEOUT)
+
+
+async def _start(sessions: list[ServerSession]) -> dict[str, _Started]:
+    """Start ``sessions`` at once, on their loop: each one's tools, or why it did not start."""
+
+    async def one(session: ServerSession) -> _Started:
+        try:
+            await session.ensure_started()
+        except MCPServerUnavailable as exc:
+            return exc
+        return session.tools if session.tools is not None else ()
+
+    results = await asyncio.gather(*(one(session) for session in sessions))
+    return {session.config.name: result for session, result in zip(sessions, results, strict=True)}
+
+
+async def _close(sessions: list[ServerSession]) -> None:
+    await asyncio.gather(*(session.close() for session in sessions))
 
 
 def _run_loop(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:

@@ -46,6 +46,9 @@ class MCPServerStatus:
         error: Why it is unavailable, when it is.
         stderr_tail: The last lines of its stderr (stdio servers that stopped or failed).
         protocol_version: The MCP protocol version negotiated with it, once connected.
+        host: Where its session lives once made: ``"home loop"`` (the event loop the pool
+            was entered on with ``async with``; calls made there reach it directly) or
+            ``"pool thread"`` (the pool's own event loop thread).
     """
 
     name: str
@@ -55,3 +58,4 @@ class MCPServerStatus:
     error: str | None
     stderr_tail: str
     protocol_version: str | None
+    host: Literal["home loop", "pool thread"] | None = None

@@ -151,6 +151,20 @@ class MCPServers:
         self._refresh(server)
         return self.providers(server)
 
+    async def astart(self, server: str) -> tuple[MCPToolProvider, ...]:
+        """`start`, awaitable: on the pool's home loop the server starts there, unblocked.
+
+        Raises:
+            MCPServerUnavailable: It did not start (also reported in `problems`).
+        """
+        try:
+            await self._pool.astart(server)
+        except MCPServerUnavailable as exc:
+            self._report(server, None, "unavailable", exc, log=False)
+            raise
+        self._refresh(server)
+        return self.providers(server)
+
     # -- binding ------------------------------------------------------------------------------
 
     def connect_to_hub(self, hub: ToolHub, *, strict: bool = False) -> MCPServers:
@@ -173,6 +187,42 @@ class MCPServers:
                 problem (`MCPServerUnavailable`, `MCPCollisionError`, ``ToolDeclarationError``).
             RuntimeError: Already bound to a hub.
         """
+        eager = self._begin_binding(hub)
+        try:
+            if eager:
+                self._started(self._pool.start_all(eager))
+            self._register_listed()
+        finally:
+            self._settled.set()
+        if strict and (errors := self._strict_errors()):
+            self.close()
+            raise ExceptionGroup("MCP servers reported problems", errors)
+        return self
+
+    async def aconnect_to_hub(self, hub: ToolHub, *, strict: bool = False) -> MCPServers:
+        """`connect_to_hub` from async code: the servers it starts are awaited, not waited for.
+
+        Inside ``async with servers:`` they start on that event loop, the pool's home loop,
+        where the thinkers' calls then reach them directly (see `MCPClientPool`).
+
+        Raises:
+            ExceptionGroup: ``strict`` and problems were reported (the servers closed first).
+            RuntimeError: Already bound to a hub.
+        """
+        eager = self._begin_binding(hub)
+        try:
+            if eager:
+                self._started(await self._pool.astart_all(eager))
+            self._register_listed()
+        finally:
+            self._settled.set()
+        if strict and (errors := self._strict_errors()):
+            await self.aclose()
+            raise ExceptionGroup("MCP servers reported problems", errors)
+        return self
+
+    def _begin_binding(self, hub: ToolHub) -> list[str]:
+        """Bind to ``hub``; the servers to start now (every thinker sees them, or eager)."""
         with self._lock:
             if self._hub is not None:
                 raise RuntimeError("these MCP servers are already bound to a hub")
@@ -182,34 +232,55 @@ class MCPServers:
             self._claims.clear()
             self._blocked.clear()
             self._settled.clear()
-        on_close = getattr(hub, "on_close", None)
-        if callable(on_close):  # closing the hub then closes every session
-            on_close(self.close)
         try:
+            on_close = getattr(hub, "on_close", None)
+            if callable(on_close):  # closing the hub then closes every session
+                on_close(self.close)
             configs = list(self.configs.values())
             if any(config.thinkers != "all" for config in configs):
                 hub.plugins.register_plugin(_CatalogHook(self), name=f"nucleo-mcp-{id(self):x}")
-            eager = [c.name for c in configs if c.thinkers == "all" or c.start == "eager"]
-            if eager:
-                for name, outcome in self._pool.start_all(eager).items():
-                    if isinstance(outcome, MCPServerUnavailable):
-                        self._report(name, None, "unavailable", outcome, log=False)
-            for config in configs:  # in configuration order: the earlier server keeps a name
-                if self._pool.tools(config.name) is not None:
-                    self._refresh(config.name)
-        finally:
+        except BaseException:
             self._settled.set()
-        if strict:
-            with self._lock:
-                errors = list(self._errors)
-            if errors:
-                self.close()
-                raise ExceptionGroup("MCP servers reported problems", errors)
-        return self
+            raise
+        return [c.name for c in configs if c.thinkers == "all" or c.start == "eager"]
+
+    def _started(
+        self, outcomes: Mapping[str, tuple[Mapping[str, Any], ...] | MCPServerUnavailable]
+    ) -> None:
+        for name, outcome in outcomes.items():
+            if isinstance(outcome, MCPServerUnavailable):
+                self._report(name, None, "unavailable", outcome, log=False)
+
+    def _register_listed(self) -> None:
+        # In configuration order: the earlier server keeps a name.
+        for config in self.configs.values():
+            if self._pool.tools(config.name) is not None:
+                self._refresh(config.name)
+
+    def _strict_errors(self) -> list[Exception]:
+        with self._lock:
+            return list(self._errors)
 
     def close(self) -> None:
         """Close every session (no server process is left behind); idempotent."""
         self._pool.close()
+
+    async def aclose(self) -> None:
+        """`close`, awaitable (see `MCPClientPool.aclose`)."""
+        await self._pool.aclose()
+
+    async def __aenter__(self) -> MCPServers:
+        """Make the running event loop the pool's home loop (see `MCPClientPool`)."""
+        await self._pool.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self._pool.aclose()
 
     def __enter__(self) -> MCPServers:
         return self
@@ -406,7 +477,9 @@ class MCPServers:
                 except MCPServerUnavailable as exc:
                     self._report(config.name, None, "unavailable", exc, log=False)
                     continue
-                except RuntimeError:  # the pool was closed
+                except RuntimeError:
+                    # The pool was closed, or the server is starting on the event loop this
+                    # catalog is resolved on: its listing registers the tools once it started.
                     continue
             self._refresh(config.name)
             if not declared:

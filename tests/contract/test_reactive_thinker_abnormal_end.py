@@ -335,7 +335,6 @@ def test_a_turn_on_a_thinker_already_in_a_turn_is_refused(tmp_path: Path) -> Non
     assert stored(tmp_path / "c.sqlite3").markers == ()
 
 
-
 def test_a_turn_records_the_tokens_it_spent(tmp_path: Path) -> None:
     """After a turn, last_usage holds the tokens of that turn's exchanges (None before)."""
     model = ScriptedModel(["Hello there.", "Again."])
