@@ -16,13 +16,17 @@ started once, with the JSON text a model sends, ``{"text": "hi"}``:
   with ``stdio_client`` in the caller's loop, twice: after ``discover()`` (the 2026-07-28
   protocol, which nucleo negotiates with this server: the baseline) and after ``initialize()``
   (the SDK's handshake for 2025-11-25);
+* nucleo as in the first path, the server configured ``protocol = "legacy"`` (the
+  ``initialize`` handshake, 2025-11-25), judged against the ``ClientSession`` after
+  ``initialize()``;
 * for the breakdown, not judged: the SDK's ``Client.call_tool``, the client the pool wraps.
 
-The machine is shared, so the paths are interleaved call by call (the order rotating), each
-call timed on its own, the collector paused: every path sees the same disturbances. The figure
+The machine is shared, so the paths are interleaved call by call, in a fresh (seeded) random
+order each time so that no path always follows the same other one, each call timed on its own,
+the collector paused: every path sees the same disturbances. The figure
 is each path's median call; the ratio is of medians. The calls are cut into blocks (the
 rounds) and the ratio computed per block too, its range showing how steady the verdict is.
-The target: nucleo at most 1.10x the ``ClientSession`` on the same protocol.
+The target: nucleo at most 1.10x the ``ClientSession`` on the same protocol, on each of the two.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import random
 import statistics
 import sys
 import time
@@ -60,6 +65,7 @@ CALL = '{"text": "hi"}'
 WARM_UP = 50
 
 NUCLEO = "nucleo-core (async with)"
+NUCLEO_LEGACY = "nucleo-core (async with, legacy)"
 THREAD = "nucleo-core (pool thread)"
 SESSION_MODERN = "SDK ClientSession (2026-07-28)"
 SESSION_LEGACY = "SDK ClientSession (2025-11-25)"
@@ -90,8 +96,8 @@ def run_mcp_section(count: int, rounds: int) -> list[Verdict]:
     print_heading("(j) One MCP tool call: nucleo's provider and pool against the SDK's session")
     print(
         f"Tool {TOOL!r} of the SDK test server over stdio, input {CALL!r}; {rounds} blocks of "
-        f"{count:,} calls per path, the paths interleaved call by call (order rotating), one "
-        "server process per path."
+        f"{count:,} calls per path, the paths interleaved call by call (in a fresh random order "
+        "each time), one server process per path."
     )
     key = f"(j) MCP call vs ClientSession, x{MCP_FACTOR:.2f}"
     server = SERVER / "main_server.py"
@@ -116,18 +122,24 @@ async def _measure(server: Path, count: int, rounds: int) -> _Measured:
     def parameters(name: str) -> StdioServerParameters:
         return StdioServerParameters(command=sys.executable, args=[str(server), "stdio", name])
 
-    def config(name: str) -> MCPServerConfig:
-        return MCPServerConfig(name=name, command=sys.executable, args=(str(server), "stdio", name))
+    def config(name: str, **settings: Any) -> MCPServerConfig:
+        return MCPServerConfig(
+            name=name, command=sys.executable, args=(str(server), "stdio", name), **settings
+        )
 
     versions: dict[str, str] = {}
     async with AsyncExitStack() as stack:
         # As async code uses nucleo: the pool entered on this loop, the server started on it.
-        home = await stack.enter_async_context(MCPServers([config("home")]))
-        provider = next(p for p in await home.astart("home") if p.name == TOOL)
+        home = await stack.enter_async_context(
+            MCPServers([config("home"), config("legacy", protocol="legacy", prefix="legacy")])
+        )
+        provider = next(p for p in await home.astart("home") if p.tool == TOOL)
         versions[NUCLEO] = home.pool.status("home").protocol_version or "?"
+        legacy = next(p for p in await home.astart("legacy") if p.tool == TOOL)
+        versions[NUCLEO_LEGACY] = home.pool.status("legacy").protocol_version or "?"
         # A pool never entered: its sessions live on its own thread.
         threaded = stack.enter_context(MCPServers([config("thread")]))
-        far = next(p for p in threaded.start("thread") if p.name == TOOL)
+        far = next(p for p in threaded.start("thread") if p.tool == TOOL)
         versions[THREAD] = threaded.pool.status("thread").protocol_version or "?"
 
         def nucleo_call(provider: Any) -> Callable[[], Awaitable[object]]:
@@ -160,6 +172,7 @@ async def _measure(server: Path, count: int, rounds: int) -> _Measured:
         sdk_text = "session.call_tool(name, json.loads(text))"
         paths = [
             _Path(NUCLEO, text_call, nucleo_call(provider)),
+            _Path(NUCLEO_LEGACY, text_call + ', protocol = "legacy"', nucleo_call(legacy)),
             _Path(THREAD, text_call, nucleo_call(far)),
             _Path(SESSION_MODERN, sdk_text, sdk_call(sessions[SESSION_MODERN])),
             _Path(SESSION_LEGACY, sdk_text, sdk_call(sessions[SESSION_LEGACY])),
@@ -175,11 +188,12 @@ async def _measure(server: Path, count: int, rounds: int) -> _Measured:
             _check(path.label, result)
         times: dict[str, list[float]] = {path.label: [] for path in paths}
         clock = time.perf_counter
+        order = random.Random(20261130)  # the same shuffles in every run
         for _ in range(rounds):
             with gc_paused():
-                for index in range(count):
-                    shift = index % len(paths)
-                    for path in paths[shift:] + paths[:shift]:
+                for _ in range(count):
+                    # A fresh order each time: no path always follows the same other path.
+                    for path in order.sample(paths, len(paths)):
                         started = clock()
                         await path.call()
                         times[path.label].append(clock() - started)
@@ -206,11 +220,18 @@ def _blocks(values: list[float], size: int) -> list[float]:
     return [statistics.median(values[i : i + size]) for i in range(0, len(values), size)]
 
 
+#: The judged pairs: nucleo, and the ClientSession on the same protocol.
+JUDGED = ((NUCLEO, SESSION_MODERN, "2026-07-28"), (NUCLEO_LEGACY, SESSION_LEGACY, "2025-11-25"))
+
+
 def _report(key: str, measured: _Measured) -> list[Verdict]:
     times = measured.times
     medians = {label: statistics.median(values) for label, values in times.items()}
     quartiles = {label: statistics.quantiles(values, n=4) for label, values in times.items()}
-    baseline = medians[SESSION_MODERN]
+    same = {
+        label: SESSION_LEGACY if measured.versions.get(label) == "2025-11-25" else SESSION_MODERN
+        for label in times
+    }
     rows = [
         [
             label,
@@ -218,27 +239,20 @@ def _report(key: str, measured: _Measured) -> list[Verdict]:
             measured.calls[label],
             fmt_time(medians[label]),
             f"{fmt_time(quartiles[label][0])} - {fmt_time(quartiles[label][2])}",
-            fmt_ratio(medians[label] / baseline),
+            fmt_ratio(medians[label] / medians[same[label]]),
         ]
         for label in times
     ]
     print_table(
-        ["path", "protocol", "call", "median/call", "middle half", "vs ClientSession (2026-07-28)"],
+        [
+            "path",
+            "protocol",
+            "call",
+            "median/call",
+            "middle half",
+            "vs ClientSession (same protocol)",
+        ],
         rows,
-    )
-    ratio = medians[NUCLEO] / baseline
-    per_block = [
-        a / b
-        for a, b in zip(
-            _blocks(times[NUCLEO], measured.block),
-            _blocks(times[SESSION_MODERN], measured.block),
-            strict=True,
-        )
-    ]
-    print(
-        f"nucleo (async with) over ClientSession (2026-07-28), block by block: "
-        f"{fmt_ratio(min(per_block))} to {fmt_ratio(max(per_block))} "
-        f"({len(per_block)} blocks of {measured.block:,} calls each)"
     )
     print("Breakdown (differences of medians; noise can make one negative):")
     steps = [
@@ -248,17 +262,41 @@ def _report(key: str, measured: _Measured) -> list[Verdict]:
         ("the 2026-07-28 protocol over 2025-11-25", SESSION_MODERN, SESSION_LEGACY),
     ]
     for what, upper, lower in steps:
-        difference = medians[upper] - medians[lower]
-        sign = "+" if difference >= 0 else "-"
-        print(f"  {what:<46} {sign}{fmt_time(abs(difference))}")
-    note = (
-        f"nucleo {fmt_time(medians[NUCLEO])} vs {fmt_time(baseline)} per call (medians), "
-        f"+{fmt_time(medians[NUCLEO] - baseline)}; blocks {fmt_ratio(min(per_block))}-"
-        f"{fmt_ratio(max(per_block))}; session on the pool's thread "
-        f"{fmt_ratio(medians[THREAD] / baseline)}; vs ClientSession after initialize() "
-        f"{fmt_ratio(medians[NUCLEO] / medians[SESSION_LEGACY])}"
-    )
-    return [Verdict(key, fmt_ratio(ratio), f"<= {MCP_FACTOR:.2f}x", ratio <= MCP_FACTOR, note)]
+        print(f"  {what:<46} {_signed(medians[upper] - medians[lower])}")
+    verdicts = []
+    for nucleo, session, protocol in JUDGED:
+        ratio = medians[nucleo] / medians[session]
+        per_block = [
+            a / b
+            for a, b in zip(
+                _blocks(times[nucleo], measured.block),
+                _blocks(times[session], measured.block),
+                strict=True,
+            )
+        ]
+        note = (
+            f"nucleo {fmt_time(medians[nucleo])} vs {fmt_time(medians[session])} per call "
+            f"(medians), {_signed(medians[nucleo] - medians[session])}; "
+            f"{len(per_block)} blocks {fmt_ratio(min(per_block))}-{fmt_ratio(max(per_block))}"
+        )
+        if protocol == "2026-07-28":
+            note += (
+                f"; session on the pool's thread {fmt_ratio(medians[THREAD] / medians[session])}"
+            )
+        verdicts.append(
+            Verdict(
+                f"{key} on {protocol}",
+                fmt_ratio(ratio),
+                f"<= {MCP_FACTOR:.2f}x",
+                ratio <= MCP_FACTOR,
+                note,
+            )
+        )
+    return verdicts
+
+
+def _signed(seconds: float) -> str:
+    return ("+" if seconds >= 0 else "-") + fmt_time(abs(seconds))
 
 
 def _not_judged(key: str, reason: str) -> list[Verdict]:

@@ -21,8 +21,9 @@ Sections:
     (h) 8 tools of 200 ms requested in one turn of a thinker (async tools, then sync tools);
     (i) the framework overhead of one loop turn (scripted model, 20-tool palette, two tool
         calls), next to pydantic-ai (FunctionModel) and the OpenAI Agents SDK (scripted Model);
-    (j) one MCP tool call through nucleo's provider and client pool, next to the MCP SDK's own
-        ``ClientSession.call_tool`` on the same stdio test server (needs the ``mcp`` extra).
+    (j) one MCP tool call through nucleo's provider and client pool (entered on the caller's
+        loop), next to the MCP SDK's own ``ClientSession.call_tool`` on the same stdio test
+        server, on each protocol; calls interleaved, medians judged (needs the ``mcp`` extra).
 """
 
 from __future__ import annotations
@@ -99,9 +100,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--loop-rounds", type=_positive, default=7, help="timed rounds in (i)")
     parser.add_argument(
-        "--mcp-calls", type=_positive, default=300, help="MCP calls per path per round in (j)"
+        "--mcp-calls", type=_positive, default=300, help="MCP calls per path per block in (j)"
     )
-    parser.add_argument("--mcp-rounds", type=_positive, default=9, help="timed rounds in (j)")
+    parser.add_argument("--mcp-rounds", type=_positive, default=9, help="blocks of calls in (j)")
     parser.add_argument(
         "--sections",
         default="abcdefghij",

@@ -46,6 +46,9 @@ HEALTHY_AFTER = 30.0
 #: How long a server that let a call time out has to answer ``tools/list`` before it counts
 #: as hung (and is restarted); a server that answers only had one slow tool.
 PROBE_TIMEOUT = 5.0
+#: How long past its timeout a call may take in all, its request's write included (the
+#: SDK's clock starts once the request is written, and then sends the server a cancel).
+WRITE_GRACE = 2.0
 #: The stderr lines kept for a report.
 STDERR_LINES = 20
 #: At most this many ``tools/list`` pages are read (a paginator that never ends cannot hang).
@@ -253,10 +256,17 @@ class ServerSession:
                 yield client
 
     def _client_over(self, transport: Any) -> Client:
+        protocol = self.config.protocol
+        if protocol not in ("auto", "legacy") and protocol not in MODERN_PROTOCOL_VERSIONS:
+            raise ValueError(
+                f'protocol {protocol!r} is not one this MCP SDK speaks; use "auto", '
+                f'"legacy" or one of {", ".join(MODERN_PROTOCOL_VERSIONS)}'
+            )
         return Client(
             transport,
             message_handler=self._on_message,
             client_info=_CLIENT_INFO,
+            mode=protocol,
             # Listings must reach the server: a list_changed re-list has to see the change.
             cache=None,
         )
@@ -322,16 +332,16 @@ class ServerSession:
                 "unavailable", f"MCP server '{name}' is still starting; try again shortly"
             )
         try:
-            with anyio.fail_after(timeout):
-                result = await client.call_tool(tool, dict(arguments))
+            # The SDK's own request clock times the answer: it runs from the moment the
+            # request is written, and on expiry tells the server (notifications/cancelled).
+            # The outer limit also covers the write, to a server that stopped reading.
+            async with asyncio.timeout(timeout + WRITE_GRACE):
+                result = await client.call_tool(tool, dict(arguments), read_timeout_seconds=timeout)
         except TimeoutError:
-            self._probe(client)
-            return MCPToolResult.failure(
-                "timeout",
-                f"The tool '{tool}' of MCP server '{name}' did not answer within {timeout:g} s; "
-                "the call was cancelled",
-            )
+            return self._timed_out(client, tool, timeout)
         except MCPError as exc:
+            if exc.code == types.REQUEST_TIMEOUT:
+                return self._timed_out(client, tool, timeout)
             if exc.code == types.CONNECTION_CLOSED:
                 self._mark_broken(client, "the connection closed during a call")
                 return MCPToolResult.failure(
@@ -358,6 +368,14 @@ class ServerSession:
                 "restarted, so the call may be tried again",
             )
         return to_result(result, structured=structured)
+
+    def _timed_out(self, client: Client, tool: str, timeout: float) -> MCPToolResult:
+        self._probe(client)
+        return MCPToolResult.failure(
+            "timeout",
+            f"The tool '{tool}' of MCP server '{self.config.name}' did not answer within "
+            f"{timeout:g} s; the call was cancelled",
+        )
 
     def _mark_broken(self, client: Client, reason: str) -> None:
         if self._client is client and self._broken is None:

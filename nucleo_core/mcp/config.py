@@ -63,10 +63,12 @@ _SERVER_KEYS = (
     "start",
     "shadow",
     "max_restarts",
+    "protocol",
 )
 _TABLE_KEYS = ("servers", "pass_env", "mcp_json")
 _TOOL_KEYS = ("risk", "read_only")
 _TRANSPORT_KEYS = ("command", "args", "env", "cwd", "url", "headers")
+_VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _PREFIX = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 _EXPANSION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -118,6 +120,11 @@ class MCPServerConfig:
             shadowing, recorded); otherwise such a tool is refused and reported.
         max_restarts: How many times a session that died is restarted (with backoff) before
             the server is given up on.
+        protocol: How the session settles its MCP protocol version, as the SDK's ``Client``
+            does: ``"auto"`` (``server/discover``, falling back to the ``initialize``
+            handshake for servers that predate it), ``"legacy"`` (the ``initialize``
+            handshake, protocol 2025-11-25 and earlier), or a protocol version such as
+            ``"2026-07-28"``, adopted without a probe.
         origin: Where the configuration came from, for messages.
     """
 
@@ -139,6 +146,7 @@ class MCPServerConfig:
     start: Literal["lazy", "eager"] = "lazy"
     shadow: bool = False
     max_restarts: int = 3
+    protocol: str = "auto"
     origin: str = "code"
 
     def __post_init__(self) -> None:
@@ -179,6 +187,13 @@ class MCPServerConfig:
                 raise MCPConfigError(f"{where}: {key} must be true or false")
         if self.start not in ("lazy", "eager"):
             raise MCPConfigError(f'{where}: start must be "lazy" or "eager"')
+        if not isinstance(self.protocol, str) or not (
+            self.protocol in ("auto", "legacy") or _VERSION.match(self.protocol)
+        ):
+            raise MCPConfigError(
+                f'{where}: protocol must be "auto", "legacy", or a protocol version such as '
+                '"2026-07-28"'
+            )
         object.__setattr__(self, "thinkers", _exposure(self.thinkers, where))
         object.__setattr__(self, "tools", _tool_settings(self.tools, where))
 

@@ -47,8 +47,9 @@ logger = logging.getLogger("nucleo.mcp")
 #: notifier thread, one call at a time, in order; it may block, and may call back into the pool.
 ListingListener = Callable[[str, "tuple[Mapping[str, Any], ...]"], None]
 
-#: Slack added to a caller-side wait over the pool's own limits (the pool answers first).
-_GRACE = 2.0
+#: Slack added to a caller-side wait over the session's own limits (the session answers
+#: first: it allows a call its timeout plus the write's grace of 2 s).
+_GRACE = 3.0
 #: The most a caller waits for a session's restart backoff on top of its start time.
 _BACKOFF_CAP = 4.0
 #: How long closing waits for every session to end.
@@ -266,11 +267,12 @@ class MCPClientPool:
         bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
         try:
             session = self._runtime.session_for(server, blocking=False)
-            return await self._runtime.relay(
-                session.loop,
-                session.call(tool, dict(arguments), timeout=limit, structured=structured),
-                bound,
-            )
+            calling = session.call(tool, dict(arguments), timeout=limit, structured=structured)
+            if session.loop is asyncio.get_running_loop():
+                # On the session's own loop (its home loop): nothing in between. The session
+                # bounds the call itself (its start, the request's write and its answer).
+                return await calling
+            return await self._runtime.relay(session.loop, calling, bound)
         except RuntimeError:
             return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
         except TimeoutError:

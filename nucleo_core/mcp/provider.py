@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, final
 
 from nucleo_core.errors import ToolDeclarationError
+from nucleo_core.mcp._input_check import Check, quick_check
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
@@ -69,6 +70,7 @@ class MCPToolProvider(ToolProvider):
         "_metadata",
         "_name",
         "_output_schema",
+        "_quick",
         "_read_only",
         "_risk",
         "_risk_declared",
@@ -116,6 +118,7 @@ class MCPToolProvider(ToolProvider):
             {"mcp_server": server, "mcp_tool": tool, "annotations": self._annotations}
         )
         self._validator: Validator | None = None
+        self._quick: Check | bool | None = False  # False: not made yet
 
     @classmethod
     def from_descriptor(
@@ -284,6 +287,11 @@ class MCPToolProvider(ToolProvider):
                 raise _input_errors.not_json(self.name) from exc
         else:
             data = dict(raw) if isinstance(raw, Mapping) else raw
+        quick = self._quick
+        if quick is False:
+            quick = self._quick = quick_check(self._input_schema)
+        if callable(quick) and quick(data):  # certainly valid: jsonschema would say so too
+            return dict(data)
         validator = self._validator
         if validator is None:
             validator = self._validator = _validator_for(self._input_schema)

@@ -163,7 +163,9 @@ def _walk(schema: Mapping[str, Any], location: Sequence[Any]) -> tuple[str, Mapp
     return path, at
 
 
-def _resolve(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+def _resolve(node: object, root: Mapping[str, Any]) -> Mapping[str, Any]:
+    if not isinstance(node, Mapping):  # a boolean schema (true: anything), or no schema
+        return {}
     seen = 0
     while isinstance(node.get("$ref"), str) and seen < 32:
         reference: str = node["$ref"]
@@ -181,7 +183,7 @@ def _properties(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str
     return properties if isinstance(properties, Mapping) else {}
 
 
-def _describe(node: Mapping[str, Any], root: Mapping[str, Any], depth: int = 0) -> str:
+def _describe(node: object, root: Mapping[str, Any], depth: int = 0) -> str:
     node = _resolve(node, root)
     if depth > 4:
         return "a value matching the schema"

@@ -221,6 +221,7 @@ def test_a_shared_pass_env_applies_to_every_server(tmp_path: Path) -> None:
         ('[mcp.servers.a]\ncommand = "a"\nthinkers = "some"\n', "thinkers must be"),
         ('[mcp.servers.a]\ncommand = "a"\nargs = "x"\n', "args must be a list of strings"),
         ('[mcp.servers.a]\ncommand = "a"\ntools.t = { risky = 1 }\n', "with only risk and"),
+        ('[mcp.servers.a]\ncommand = "a"\nprotocol = "newest"\n', 'protocol must be "auto"'),
         ("[mcp]\nservers = 3\n", "must be a table of server tables"),
         ("[mcp]\nextra = 1\n", "unknown key(s) extra"),
         ("[mcp.servers.a\n", "not valid TOML"),

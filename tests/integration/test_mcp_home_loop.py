@@ -325,3 +325,17 @@ def test_a_block_never_left_still_stops_the_servers_when_the_loop_ends(tmp_path:
     pid, state = done.stdout.split()
     assert state == "gone", done.stderr
     assert wait_gone(int(pid))
+
+
+def test_closing_from_another_thread_waits_for_the_sessions_on_the_home_loop() -> None:
+    async def scenario() -> None:
+        async with MCPServers([stdio("main")]) as servers:
+            await servers.astart("main")
+            assert len(children()) == 1
+            await asyncio.to_thread(servers.close)  # blocks that thread, not the home loop
+            assert children() == {}
+            assert servers.pool.closed
+            result = await servers.pool.call("main", "echo", {"text": "late"})
+            assert (result.is_error, result.outcome) == (True, "unavailable")
+
+    asyncio.run(scenario())

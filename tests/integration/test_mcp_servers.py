@@ -37,6 +37,7 @@ from nucleo_core.mcp import (
     MCPCollisionError,
     MCPServerConfig,
     MCPServers,
+    MCPServerUnavailable,
     MCPToolProvider,
     MCPToolResult,
     MCPToolSettings,
@@ -295,6 +296,31 @@ def test_list_changed_widens_and_narrows_the_system_wide_tools() -> None:
         call(providers["shrink"], name="extra")
         eventually(lambda: "extra" not in [p.name for p in hub.system_wide_tools()])
         assert "extra" not in by_name(servers)
+
+
+def test_the_legacy_handshake_can_be_chosen_and_list_changed_still_arrives() -> None:
+    """``protocol = "legacy"``: 2025-11-25 over ``initialize``, changes as notifications."""
+    hub = ToolHub()
+    with MCPServers([stdio("main", protocol="legacy")]).connect_to_hub(hub) as servers:
+        assert servers.pool.status("main").protocol_version == "2025-11-25"
+        providers = by_name(servers)
+        assert call(providers["grow"], name="extra").text == "added extra"
+        eventually(lambda: "extra" in [p.name for p in hub.system_wide_tools()])
+        assert call(by_name(servers)["extra"]).text == "I am extra"
+
+
+def test_auto_settles_on_the_newest_protocol_both_sides_speak() -> None:
+    with MCPServers([stdio("main")]) as servers:
+        servers.start("main")
+        assert servers.pool.status("main").protocol_version == "2026-07-28"
+
+
+def test_a_protocol_version_the_sdk_does_not_know_is_a_start_failure_that_says_so() -> None:
+    with MCPServers([stdio("main", protocol="1999-01-01")]) as servers:
+        with pytest.raises(MCPServerUnavailable) as raised:
+            servers.start("main")
+        assert "protocol '1999-01-01' is not one this MCP SDK speaks" in raised.value.reason
+        assert '"legacy" or one of 2026-07-28' in raised.value.reason
 
 
 def test_list_changed_widens_and_narrows_the_catalogs_of_listed_thinkers() -> None:
