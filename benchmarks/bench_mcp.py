@@ -47,7 +47,6 @@ from typing import Any
 from bench_harness import (
     Verdict,
     fmt_ratio,
-    fmt_time,
     gc_paused,
     print_failure,
     print_heading,
@@ -237,8 +236,8 @@ def _report(key: str, measured: _Measured) -> list[Verdict]:
             label,
             measured.versions.get(label, "?"),
             measured.calls[label],
-            fmt_time(medians[label]),
-            f"{fmt_time(quartiles[label][0])} - {fmt_time(quartiles[label][2])}",
+            _micro(medians[label]),
+            f"{_micro(quartiles[label][0])} - {_micro(quartiles[label][2])}",
             fmt_ratio(medians[label] / medians[same[label]]),
         ]
         for label in times
@@ -275,7 +274,7 @@ def _report(key: str, measured: _Measured) -> list[Verdict]:
             )
         ]
         note = (
-            f"nucleo {fmt_time(medians[nucleo])} vs {fmt_time(medians[session])} per call "
+            f"nucleo {_micro(medians[nucleo])} vs {_micro(medians[session])} per call "
             f"(medians), {_signed(medians[nucleo] - medians[session])}; "
             f"{len(per_block)} blocks {fmt_ratio(min(per_block))}-{fmt_ratio(max(per_block))}"
         )
@@ -295,8 +294,13 @@ def _report(key: str, measured: _Measured) -> list[Verdict]:
     return verdicts
 
 
+def _micro(seconds: float) -> str:
+    """Microseconds with one decimal: the calls here are near a millisecond, on both sides."""
+    return f"{seconds * 1e6:,.1f} µs"
+
+
 def _signed(seconds: float) -> str:
-    return ("+" if seconds >= 0 else "-") + fmt_time(abs(seconds))
+    return ("+" if seconds >= 0 else "-") + _micro(abs(seconds))
 
 
 def _not_judged(key: str, reason: str) -> list[Verdict]:
