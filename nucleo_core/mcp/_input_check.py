@@ -16,7 +16,7 @@ or a keyword of an unexpected shape, gets no quick check at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from typing import Any, TypeAlias
 
 __all__ = ["Check", "quick_check"]
@@ -177,13 +177,20 @@ def _choices(schema: Mapping[str, Any]) -> Check:
 
 
 def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
+    return _size_checks(schema, str, "minLength", "maxLength")
+
+
+def _size_checks(
+    schema: Mapping[str, Any], kind: type[Sized], least: str, most: str
+) -> list[Check]:
+    """``least`` and ``most`` as bounds of ``len`` of values of ``kind`` (others pass)."""
     checks: list[Check] = []
-    if "minLength" in schema:
-        shortest = _count(schema["minLength"])
-        checks.append(lambda value: not isinstance(value, str) or len(value) >= shortest)
-    if "maxLength" in schema:
-        longest = _count(schema["maxLength"])
-        checks.append(lambda value: not isinstance(value, str) or len(value) <= longest)
+    if least in schema:
+        low = _count(schema[least])
+        checks.append(lambda value: not isinstance(value, kind) or len(value) >= low)
+    if most in schema:
+        high = _count(schema[most])
+        checks.append(lambda value: not isinstance(value, kind) or len(value) <= high)
     return checks
 
 
@@ -250,10 +257,4 @@ def _array_checks(schema: Mapping[str, Any]) -> list[Check]:
     if "items" in schema:
         item = _compile(schema["items"])
         checks.append(lambda value: not isinstance(value, list) or all(map(item, value)))
-    if "minItems" in schema:
-        fewest = _count(schema["minItems"])
-        checks.append(lambda value: not isinstance(value, list) or len(value) >= fewest)
-    if "maxItems" in schema:
-        most = _count(schema["maxItems"])
-        checks.append(lambda value: not isinstance(value, list) or len(value) <= most)
-    return checks
+    return checks + _size_checks(schema, list, "minItems", "maxItems")
