@@ -71,15 +71,20 @@ def chat(thinker: str, pin: str | None, conversation_id: str | None) -> None:
     catalog = discover_catalog()
     seat = resolve_seat(catalog, declaration, pin)
     conversations = ConversationService()
-    instance: ChatThinker = build_thinker(
-        thinker_class,
-        thinker,
-        declaration,
-        hub=loaded_hub(),
-        catalog=catalog,
-        conversations=conversations,
-        pin=pin,
-    )
+    hub = loaded_hub(mcp_servers=True)  # closed when the chat ends: its MCP servers stop
+    try:
+        instance: ChatThinker = build_thinker(
+            thinker_class,
+            thinker,
+            declaration,
+            hub=hub,
+            catalog=catalog,
+            conversations=conversations,
+            pin=pin,
+        )
+    except BaseException:
+        hub.close()
+        raise
     printer = AnswerPrinter()
     instance.listeners.append(printer)
     resumed = conversation_id is not None and conversations.exists(conversation_id)
@@ -106,6 +111,7 @@ def chat(thinker: str, pin: str | None, conversation_id: str | None) -> None:
         raise CommandError(f"{failure} The conversation is kept: {resume}") from exc
     finally:
         conversations.shutdown()
+        hub.close()
     _note(f"Resume this conversation with: {resume}")
 
 

@@ -25,7 +25,7 @@ _PLUGIN_LOGGER = "nucleo_core.plugins"
 _LOADING_LOGGERS = (_PLUGIN_LOGGER, "nucleo")
 
 
-def loaded_hub(*, warn_about_plugins: bool = True) -> ToolHub:
+def loaded_hub(*, warn_about_plugins: bool = True, mcp_servers: bool = False) -> ToolHub:
     """A new hub, its installed plugins loaded as the environment selects them.
 
     Every warning logged while loading is printed on stderr as one ``Warning:`` line, so that
@@ -35,6 +35,8 @@ def loaded_hub(*, warn_about_plugins: bool = True) -> ToolHub:
     Args:
         warn_about_plugins: Print a line per plugin that failed (or whose hook failed), from
             its record. ``nucleo plugins`` passes ``False``: its table says it already.
+        mcp_servers: Also bind the MCP servers configured for the project (``nucleo run``
+            and ``nucleo chat``), a ``Warning:`` line per problem; close the hub to stop them.
     """
     hub = ToolHub()
     collector = _Collector()
@@ -52,6 +54,11 @@ def loaded_hub(*, warn_about_plugins: bool = True) -> ToolHub:
         # The host's own lines say what the records say; the records are printed instead.
         if logger_name != _PLUGIN_LOGGER:
             click.echo(f"Warning: {message}", err=True)
+    if mcp_servers:
+        from nucleo_core.cli.mcp import connect_configured_servers
+
+        for warning in connect_configured_servers(hub):
+            click.echo(f"Warning: {warning}", err=True)
     return hub
 
 

@@ -8,7 +8,8 @@ that does not start is shown, not fatal: the command exits 0. ``nucleo mcp tools
 starts one server and lists its tools as ``nucleo tools`` does; an id that is not configured
 exits 2 (naming the ids that are), a server that does not start exits 1 (with the reason, its
 command and the tail of its stderr). A configuration that cannot be read exits 2.
-`configured_mcp_tools` gives ``nucleo tools`` the same servers' tools.
+`configured_mcp_tools` gives ``nucleo tools`` the same servers' tools, and
+`connect_configured_servers` binds them to the hub of ``nucleo run`` and ``nucleo chat``.
 
 Every server is closed before the command returns, so no server process outlives it. What the
 MCP layer logs meanwhile is the command's to say: the table, or ``Warning:`` lines on stderr.
@@ -43,10 +44,13 @@ from nucleo_core.mcp import (
 if TYPE_CHECKING:
     from rich.text import Text
 
+    from nucleo_core.hub import ToolHub
+
 __all__ = [
     "ServerReport",
     "Survey",
     "configured_mcp_tools",
+    "connect_configured_servers",
     "mcp",
     "mcp_origin",
     "server_summary",
@@ -226,6 +230,29 @@ def configured_mcp_tools(
         tools += [(provider, mcp_origin(name)) for provider in report.providers]
     warnings += [problem.message for problem in found.problems]
     return tools, warnings
+
+
+def connect_configured_servers(
+    hub: ToolHub, start: str | os.PathLike[str] | None = None
+) -> list[str]:
+    """Bind the MCP servers configured for the project at ``start`` (the cwd) to ``hub``.
+
+    Their tools join the palettes as the configuration says (`MCPServers.connect_to_hub`);
+    closing the hub closes them.
+
+    Returns:
+        A warning per problem reported (a server that did not start, a collision, an unusable
+        tool), or for a configuration that cannot be read; nothing when none is configured.
+    """
+    try:
+        configs = discover_servers(start)
+    except MCPConfigError as exc:
+        return [f"the MCP servers are not connected: {exc}"]
+    if not configs:
+        return []
+    with _mcp_logs_held():
+        servers = MCPServers(configs).connect_to_hub(hub)
+    return [problem.message for problem in servers.problems]
 
 
 def survey(configs: Sequence[MCPServerConfig], names: Sequence[str] | None = None) -> Survey:

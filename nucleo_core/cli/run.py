@@ -53,8 +53,8 @@ def run(thinker: str, input_text: str, pin: str | None, as_json_output: bool) ->
     package.module.ClassName or path/to/file.py:ClassName. It must subclass Thinker (a
     SingleObjectiveThinker or ToollessThinker, say; a ChatThinker is for `nucleo chat`). It is
     built with its class attribute `declaration` (a ThinkerDeclaration; the standard grade and
-    a medium answer when it has none), hub= (a hub with the installed plugins loaded), the
-    project's model catalog and pin=--model.
+    a medium answer when it has none), hub= (a hub with the installed plugins loaded and the
+    project's MCP servers bound), the project's model catalog and pin=--model.
 
     INPUT is the objective: a string for a thinker whose input type is str, else JSON of its
     input type (a pydantic model, a dataclass, a list...).
@@ -75,23 +75,27 @@ def run(thinker: str, input_text: str, pin: str | None, as_json_output: bool) ->
     value = parse_input(input_text, input_type_of(thinker_class))
     catalog = discover_catalog()
     seat = resolve_seat(catalog, declaration, pin)
-    instance: Thinker[Any, Any] = build_thinker(
-        thinker_class, thinker, declaration, hub=loaded_hub(), catalog=catalog, pin=pin
-    )
-    printer = AnswerPrinter()
-    if not as_json_output:
-        instance.listeners.append(printer)
-
-    async def running() -> Any:
-        try:
-            return await instance.run(value)
-        finally:
-            await catalog.aclose()
-
+    hub = loaded_hub(mcp_servers=True)
     try:
-        answer = asyncio.run(running())
-    except Exception as exc:
-        raise model_failure(exc, seat, thinker) from exc
+        instance: Thinker[Any, Any] = build_thinker(
+            thinker_class, thinker, declaration, hub=hub, catalog=catalog, pin=pin
+        )
+        printer = AnswerPrinter()
+        if not as_json_output:
+            instance.listeners.append(printer)
+
+        async def running() -> Any:
+            try:
+                return await instance.run(value)
+            finally:
+                await catalog.aclose()
+
+        try:
+            answer = asyncio.run(running())
+        except Exception as exc:
+            raise model_failure(exc, seat, thinker) from exc
+    finally:
+        hub.close()  # stops the MCP servers it started
     if as_json_output:
         render.print_json(
             {

@@ -52,6 +52,8 @@ ListingListener = Callable[[str, "tuple[Mapping[str, Any], ...]"], None]
 _GRACE = 3.0
 #: The most a caller waits for a session's restart backoff on top of its start time.
 _BACKOFF_CAP = 4.0
+#: Why no server starts where the SDK is missing, and the fix.
+_NO_SDK = "the MCP SDK is not installed; install it with: pip install 'nucleo-core[mcp]'"
 #: How long closing waits for every session to end.
 _CLOSE_TIMEOUT = 30.0
 
@@ -273,6 +275,8 @@ class MCPClientPool:
                 # bounds the call itself (its start, the request's write and its answer).
                 return await calling
             return await self._runtime.relay(session.loop, calling, bound)
+        except MCPServerUnavailable as exc:
+            return _unavailable(exc)
         except RuntimeError:
             return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
         except TimeoutError:
@@ -300,6 +304,8 @@ class MCPClientPool:
         bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
         try:
             session = self._runtime.session_for(server, blocking=True)
+        except MCPServerUnavailable as exc:
+            return _unavailable(exc)
         except RuntimeError:
             return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
         try:
@@ -405,6 +411,7 @@ class _Runtime:
 
         Raises:
             RuntimeError: The pool is closed.
+            MCPServerUnavailable: The MCP SDK is not installed.
         """
         with self.lock:
             if self.closed:
@@ -422,7 +429,12 @@ class _Runtime:
                     target=self._deliver, name="nucleo-mcp-notify", daemon=True
                 )
                 self._notifier.start()
-            from nucleo_core.mcp._session import ServerSession
+            try:
+                from nucleo_core.mcp._session import ServerSession
+            except ImportError as exc:  # the SDK (the mcp extra) is not installed
+                raise MCPServerUnavailable(
+                    server, _NO_SDK, command=self.configs[server].describe()
+                ) from exc
 
             found = self.sessions[server] = ServerSession(self.configs[server], self.notify, loop)
             return found
@@ -555,7 +567,11 @@ class _Runtime:
         ready: dict[str, _Started | None] = {}
         hosts: dict[asyncio.AbstractEventLoop, list[ServerSession]] = {}
         for name in names:
-            session = self.session_for(name, blocking=blocking)
+            try:
+                session = self.session_for(name, blocking=blocking)
+            except MCPServerUnavailable as exc:
+                ready[name] = exc
+                continue
             if session.state == "ready" and session.tools is not None:
                 ready[name] = session.tools
             else:
@@ -699,6 +715,12 @@ class _Runtime:
         self._notices.put(None)
         if self._notifier is not None and current is not self._notifier:
             self._notifier.join(_CLOSE_TIMEOUT)
+
+
+def _unavailable(exc: MCPServerUnavailable) -> MCPToolResult:
+    return MCPToolResult.failure(
+        "unavailable", f"MCP server '{exc.server}' is unavailable ({exc.reason})"
+    )
 
 
 async def _start(sessions: list[ServerSession]) -> dict[str, _Started]:

@@ -92,5 +92,9 @@ class MCPToolResult:
             return self.text
         return json.dumps(self.structured, ensure_ascii=False, sort_keys=True)
 
+    def tool_reply(self) -> tuple[str, bool]:
+        """What a thinker's result block holds: the `content`, and ``is_error`` (`ToolReply`)."""
+        return self.content, self.is_error
+
     def __str__(self) -> str:
         return self.content

@@ -7,6 +7,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, TypeGuard
 
+from nucleo_core.tools.reply import is_reply
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
@@ -16,7 +18,8 @@ __all__ = ["render_output"]
 def render_output(output: object) -> str:
     """A tool's output as text for the model.
 
-    A string is kept as it is and ``None`` is empty; a pydantic model is its JSON
+    A string is kept as it is and ``None`` is empty; a `ToolReply` (an MCP result) is the
+    text it gives; a pydantic model is its JSON
     (``model_dump_json``); a dataclass, mapping (a TypedDict included), list or tuple is JSON,
     with anything JSON cannot hold inside it written as ``str()``; anything else is ``str()``.
     Output JSON cannot hold at all (a mapping with tuple keys) falls back to ``str()`` too.
@@ -25,6 +28,8 @@ def render_output(output: object) -> str:
         return output
     if output is None:
         return ""
+    if is_reply(output):
+        return output.tool_reply()[0]
     if _is_pydantic_model(output):
         return output.model_dump_json()
     if dataclasses.is_dataclass(output) and not isinstance(output, type):

@@ -51,6 +51,7 @@ from nucleo_core.thinking._execution_report import (
     ExecutionEvent,
     ExecutionReport,
 )
+from nucleo_core.tools.reply import is_reply
 from nucleo_core.tools.tool import run_tool
 
 if TYPE_CHECKING:
@@ -305,13 +306,15 @@ class ToolExecution:
             duration = time.monotonic() - started
         try:
             text = self._render(call, output)
+            # An output that is a result in its own right (an MCP result) says if it failed.
+            failed = is_reply(output) and output.tool_reply()[1]
         except Exception as exc:
             message = _failure(f"The output of tool '{name}' could not be rendered", exc)
             return _error(call, CallStatus.FAILED, message, exc, duration)
         return CallOutcome(
             call=call,
             status=CallStatus.OK,
-            result=ToolResultBlock(tool_use_id=call.id, content=text),
+            result=ToolResultBlock(tool_use_id=call.id, content=text, is_error=failed),
             output=output,
             duration=duration,
         )

@@ -286,3 +286,35 @@ def test_servers_garbage_collected_unclosed_are_stopped() -> None:
     del servers
     gc.collect()
     assert wait_for_no_children(set()) == {}
+
+
+def test_without_the_sdk_every_server_is_unavailable_with_the_fix(tmp_path: Path) -> None:
+    """No mcp extra: each server is a reported problem and each call an error result."""
+    script = tmp_path / "no_sdk.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import asyncio, sys
+            sys.modules["mcp"] = None  # as if the mcp extra were not installed
+            sys.path.insert(0, {str(Path(__file__).parent)!r})
+            from _mcp_harness import stdio
+            from nucleo_core import ToolHub
+            from nucleo_core.mcp import MCPServers
+            with MCPServers([stdio("main")]) as servers:
+                servers.connect_to_hub(ToolHub())
+                print(*[problem.message for problem in servers.problems], sep="\\n")
+                print(servers.pool.call_sync("main", "echo", {{"text": "x"}}).outcome)
+                print(asyncio.run(servers.pool.call("main", "echo", {{"text": "x"}})).text)
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True
+    )
+    problem, outcome, text = done.stdout.splitlines()
+    fix = "install it with: pip install 'nucleo-core[mcp]'"
+    assert problem.startswith("MCP server 'main' is unavailable: the MCP SDK is not installed")
+    assert fix in problem
+    assert outcome == "unavailable"
+    assert fix in text

@@ -482,6 +482,24 @@ def test_a_correctable_error_from_a_tool_reaches_the_model_as_written() -> None:
     assert statuses(execution) == [CallStatus.FAILED]
 
 
+def test_an_output_that_is_a_result_of_its_own_gives_its_text_and_error_flag() -> None:
+    """An MCP result (a ToolReply): its text is read, and its isError marks the block."""
+    from nucleo_core.mcp import MCPToolResult
+
+    refused = MCPToolResult(text="cannot do that: no", is_error=True, outcome="tool_error")
+    fine = MCPToolResult(text="", structured={"temperature": 21})
+    tools = [Fake("refuses", lambda _: refused), Fake("answers", lambda _: fine)]
+    execution = ToolExecution(
+        [call_of(tools[0], "1"), call_of(tools[1], "2")], check=checker(*tools), parent=None
+    )
+    report = run(execution)
+    assert [(r.content, r.is_error) for r in report.results] == [
+        ("cannot do that: no", True),
+        ('{"temperature": 21}', False),
+    ]
+    assert [o.output for o in report.outcomes] == [refused, fine]
+
+
 def test_one_failing_call_leaves_the_others_intact() -> None:
     """A failure answers its own call; the calls beside it still succeed."""
 
