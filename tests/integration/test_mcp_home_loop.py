@@ -195,6 +195,21 @@ def test_a_call_past_its_timeout_on_the_home_loop_gives_an_error_result_in_time(
     asyncio.run(scenario())
 
 
+def test_a_call_cancelled_by_its_caller_leaves_the_session_serving() -> None:
+    """A thinker's own deadline cancels the call in its task; the session is unharmed."""
+
+    async def scenario() -> None:
+        async with MCPServers([stdio("main", timeout=30)]) as servers:
+            providers = {p.name: p for p in await servers.astart("main")}
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(call(providers["sleep"], seconds=60), 0.3)
+            assert (await call(providers["echo"], text="after")).text == "after"
+            status = servers.pool.status("main")
+            assert (status.state, status.restarts) == ("ready", 0)
+
+    asyncio.run(scenario())
+
+
 def test_leaving_the_block_by_an_error_or_a_cancellation_stops_the_servers() -> None:
     async def fails() -> None:
         async with MCPServers([stdio("main")]) as servers:
