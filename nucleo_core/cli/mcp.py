@@ -40,6 +40,7 @@ from nucleo_core.mcp import (
     MCPToolProvider,
     discover_servers,
 )
+from nucleo_core.mcp.errors import MISSING_SDK
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -61,10 +62,6 @@ _COLUMNS = ("Server", "Transport", "Status", "Tools", "Last error")
 _STATE_STYLES = {"ready": "green", "failed": "red", "restarting": "yellow", "starting": "yellow"}
 #: The logger the MCP layer reports on.
 _MCP_LOGGER = "nucleo.mcp"
-_NO_SDK = (
-    "the MCP SDK is not installed, so no MCP server can be started; "
-    "install it with: pip install 'nucleo-core[mcp]'"
-)
 
 _HOW_TO_CONFIGURE = """\
 Declare a server in pyproject.toml, in this folder or one above it:
@@ -216,7 +213,7 @@ def configured_mcp_tools(
     if not configs:
         return [], []
     if not _sdk_installed():
-        return [], [f"the tools of MCP servers are not listed: {_NO_SDK}"]
+        return [], [f"the tools of MCP servers are not listed: {MISSING_SDK}"]
     found = survey(configs)
     tools: list[tuple[MCPToolProvider, str]] = []
     warnings: list[str] = []
@@ -322,7 +319,7 @@ def _sdk_installed() -> bool:
 
 def _require_sdk() -> None:
     if not _sdk_installed():
-        raise click.ClickException(_NO_SDK)
+        raise click.ClickException(MISSING_SDK)
 
 
 def _print_server_table(reports: Sequence[ServerReport]) -> None:

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from nucleo_core.errors import MisuseError, NucleoError
 
-__all__ = ["MCPCollisionError", "MCPConfigError", "MCPServerUnavailable"]
+__all__ = ["MISSING_SDK", "MCPCollisionError", "MCPConfigError", "MCPServerUnavailable"]
+
+#: Why no MCP server starts without the ``mcp`` extra, and the fix.
+MISSING_SDK = (
+    "the MCP SDK is not installed, so no MCP server can be started; "
+    "install it with: pip install 'nucleo-core[mcp]'"
+)
 
 
 class MCPConfigError(MisuseError):

@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-from nucleo_core.mcp.errors import MCPConfigError, MCPServerUnavailable
+from nucleo_core.mcp.errors import MISSING_SDK, MCPConfigError, MCPServerUnavailable
 from nucleo_core.mcp.report import MCPServerStatus
 from nucleo_core.mcp.result import MCPToolResult
 
@@ -52,8 +52,6 @@ ListingListener = Callable[[str, "tuple[Mapping[str, Any], ...]"], None]
 _GRACE = 3.0
 #: The most a caller waits for a session's restart backoff on top of its start time.
 _BACKOFF_CAP = 4.0
-#: Why no server starts where the SDK is missing, and the fix.
-_NO_SDK = "the MCP SDK is not installed; install it with: pip install 'nucleo-core[mcp]'"
 #: How long closing waits for every session to end.
 _CLOSE_TIMEOUT = 30.0
 
@@ -264,9 +262,7 @@ class MCPClientPool:
             timeout: Seconds the call may take; the server's configured timeout by default.
             structured: Keep the ``structuredContent`` (the tool declares an output schema).
         """
-        config = self.config(server)
-        limit = timeout if timeout is not None else config.timeout
-        bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
+        limit, bound = self._limits(server, timeout)
         try:
             session = self._runtime.session_for(server, blocking=False)
             calling = session.call(tool, dict(arguments), timeout=limit, structured=structured)
@@ -299,9 +295,7 @@ class MCPClientPool:
             RuntimeError: Called from a thread the call would block: the pool's own, or the
                 home loop's while the server's session lives there (``await`` `call` instead).
         """
-        config = self.config(server)
-        limit = timeout if timeout is not None else config.timeout
-        bound = limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
+        limit, bound = self._limits(server, timeout)
         try:
             session = self._runtime.session_for(server, blocking=True)
         except MCPServerUnavailable as exc:
@@ -318,6 +312,12 @@ class MCPClientPool:
             return MCPToolResult.failure(
                 "timeout", f"MCP server '{server}' did not answer within {bound:g} s"
             )
+
+    def _limits(self, server: str, timeout: float | None) -> tuple[float, float]:
+        """A call's own time limit, and the caller's bound over everything the pool may do."""
+        config = self.config(server)
+        limit = timeout if timeout is not None else config.timeout
+        return limit, limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
 
     # -- entering and closing -----------------------------------------------------------------
 
@@ -433,7 +433,7 @@ class _Runtime:
                 from nucleo_core.mcp._session import ServerSession
             except ImportError as exc:  # the SDK (the mcp extra) is not installed
                 raise MCPServerUnavailable(
-                    server, _NO_SDK, command=self.configs[server].describe()
+                    server, MISSING_SDK, command=self.configs[server].describe()
                 ) from exc
 
             found = self.sessions[server] = ServerSession(self.configs[server], self.notify, loop)
@@ -698,18 +698,10 @@ class _Runtime:
             elif self._blocks(loop):  # on the home loop's thread: close there, awaited later
                 self._closing.append(loop.create_task(_close(sessions)))
             else:
-                future = asyncio.run_coroutine_threadsafe(_close(sessions), loop)
-                try:
-                    future.result(_CLOSE_TIMEOUT)
-                except Exception:
-                    logger.exception("closing the MCP sessions failed")
+                _close_on(loop, sessions)
         current = threading.current_thread()
         if own is not None and self._thread is not None:
-            future = asyncio.run_coroutine_threadsafe(_close(hosts.get(own, [])), own)
-            try:
-                future.result(_CLOSE_TIMEOUT)
-            except Exception:
-                logger.exception("closing the MCP sessions failed")
+            _close_on(own, hosts.get(own, []))
             own.call_soon_threadsafe(own.stop)
             self._thread.join(_CLOSE_TIMEOUT)
         self._notices.put(None)
@@ -739,6 +731,15 @@ async def _start(sessions: list[ServerSession]) -> dict[str, _Started]:
 
 async def _close(sessions: list[ServerSession]) -> None:
     await asyncio.gather(*(session.close() for session in sessions))
+
+
+def _close_on(loop: asyncio.AbstractEventLoop, sessions: list[ServerSession]) -> None:
+    """Close ``sessions`` on ``loop``, running in another thread, and wait (bounded)."""
+    future = asyncio.run_coroutine_threadsafe(_close(sessions), loop)
+    try:
+        future.result(_CLOSE_TIMEOUT)
+    except Exception:
+        logger.exception("closing the MCP sessions failed")
 
 
 def _run_loop(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:

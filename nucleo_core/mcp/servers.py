@@ -280,7 +280,7 @@ class MCPServers:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await self._pool.aclose()
+        await self.aclose()
 
     def __enter__(self) -> MCPServers:
         return self
