@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextvars
 import fnmatch
 import importlib
 import logging
+import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,8 +23,10 @@ from nucleo_core.hub.admission import (
     ToolGuardrail,
     ToolMatch,
 )
+from nucleo_core.plugins.contributions import HookVerdict
+from nucleo_core.plugins.errors import PluginError
 from nucleo_core.plugins.host import PluginHost
-from nucleo_core.plugins.verdict import Verdict
+from nucleo_core.plugins.verdict import Verdict, checked_verdict
 from nucleo_core.skills.registry import SkillRegistry
 from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.provider import ToolProvider
@@ -40,6 +44,9 @@ logger = logging.getLogger("nucleo.hub")
 
 #: What the model is told when a guardrail crashed: never the crash itself, never a verdict.
 INTERNAL_ERROR = "internal error in an admission guardrail; the request was not granted"
+
+#: Seconds one name's admission may take by default (`ToolHub`'s ``admission_timeout``).
+DEFAULT_ADMISSION_TIMEOUT = 5.0
 
 
 @dataclass
@@ -76,14 +83,36 @@ class ToolHub:
     Args:
         plugins: The plugin host; a new one (loading nothing yet) when omitted.
         skills: The skill registry; a new empty one when omitted.
+        admission_timeout: Seconds one name's admission may take, every guardrail included
+            (default 5). A decision not reached by then refuses, and what a slow guardrail
+            says afterwards is ignored. Guardrails run in daemon threads, so one that never
+            returns cannot keep the interpreter from exiting.
+
+    Raises:
+        ValueError: ``admission_timeout`` is not a positive, finite number of seconds.
     """
 
     _default: ClassVar[ToolHub | None] = None
     _default_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(
-        self, *, plugins: PluginHost | None = None, skills: SkillRegistry | None = None
+        self,
+        *,
+        plugins: PluginHost | None = None,
+        skills: SkillRegistry | None = None,
+        admission_timeout: float = DEFAULT_ADMISSION_TIMEOUT,
     ) -> None:
+        if (
+            isinstance(admission_timeout, bool)
+            or not isinstance(admission_timeout, int | float)
+            or not math.isfinite(admission_timeout)
+            or admission_timeout <= 0
+        ):
+            raise ValueError(
+                "admission_timeout must be a positive, finite number of seconds "
+                f"(got {admission_timeout!r})"
+            )
+        self.admission_timeout = float(admission_timeout)
         self.plugins = plugins if plugins is not None else PluginHost()
         self.skills = skills if skills is not None else SkillRegistry()
         self._lock = threading.RLock()
@@ -356,55 +385,121 @@ class ToolHub:
         read-only thinker is refused any tool not declared read-only. Otherwise every
         applicable rule, the tool's own guardrails and every ``nucleo_admit_tool`` hook
         implementation are asked, each even when another refused or raised, and the tool is
-        granted only if none refused or raised. The decision is recorded.
+        granted only if none refused, raised or answered malformed, and all answered within
+        ``admission_timeout``. A rule whose match predicate raises is an internal error for
+        this name only. The decision is recorded, whatever happened.
         """
-        catalog = {provider.name: provider for provider in thinker.tool_catalog()}
-        provider = catalog.get(name) if isinstance(name, str) else None
-        if provider is None:
-            return self._decide(thinker, "tool", name, (), off_catalog=True)
-        if thinker.read_only and not provider.read_only:
-            refusal = GuardrailOutcome(
-                guardrail="read-only palette",
-                verdict=Verdict.refuse(
-                    f"'{provider.name}' is not declared read-only and this palette is bound "
-                    "read-only"
-                ),
-            )
-            return self._decide(thinker, "tool", name, (refusal,), provider=provider)
-        outcomes: list[GuardrailOutcome] = []
-        with self._lock:
-            rules = [rule for rule in self._rules if rule.applies(thinker, provider)]
-        for rule in rules:
-            outcomes.append(_ask(rule.name, rule.factory, thinker, provider))
-        for index, factory in enumerate(provider.admission_guardrails):
-            label = f"{provider.name} declared guardrail {index + 1}"
-            outcomes.append(_ask(label, factory, thinker, provider))
-        for said in self.plugins.admit_tool(thinker, provider):
-            outcomes.append(
-                GuardrailOutcome(
-                    guardrail=f"hook {said.plugin}", verdict=said.verdict, error=said.error
+        try:
+            catalog = {provider.name: provider for provider in thinker.tool_catalog()}
+            provider = catalog.get(name) if isinstance(name, str) else None
+            if provider is None:
+                return self._decide(thinker, "tool", name, (), off_catalog=True)
+            if thinker.read_only and not provider.read_only:
+                refusal = GuardrailOutcome(
+                    guardrail="read-only palette",
+                    verdict=Verdict.refuse(
+                        f"'{provider.name}' is not declared read-only and this palette is bound "
+                        "read-only"
+                    ),
                 )
-            )
-        return self._decide(thinker, "tool", name, tuple(outcomes), provider=provider)
+                return self._decide(thinker, "tool", name, (refusal,), provider=provider)
+            with self._lock:
+                rules = list(self._rules)
+
+            def ask_everyone(outcomes: list[GuardrailOutcome]) -> None:
+                for rule in rules:
+                    outcome = _applies(rule, thinker, provider)
+                    if outcome is None:
+                        outcomes.append(_ask(rule.name, rule.factory, thinker, provider))
+                    elif outcome.error is not None:
+                        outcomes.append(outcome)
+                for index, factory in enumerate(provider.admission_guardrails):
+                    label = f"{provider.name} declared guardrail {index + 1}"
+                    outcomes.append(_ask(label, factory, thinker, provider))
+                outcomes.extend(_hook_outcomes(self.plugins.admit_tool(thinker, provider)))
+
+            asked = self._within_time_limit(ask_everyone)
+            return self._decide(thinker, "tool", name, asked, provider=provider)
+        except PluginError:
+            raise  # a strict host makes a failing plugin fatal, as it asked
+        except Exception as exc:
+            return self._decide_after_crash(thinker, "tool", name, exc)
 
     def admit_skill(self, thinker: Any, name: str) -> Admission:
         """Decide whether ``thinker`` may be granted the skill ``name``; as `admit_tool`."""
-        catalog = {skill.name: skill for skill in thinker.skill_catalog()}
-        skill = catalog.get(name) if isinstance(name, str) else None
-        if skill is None:
-            return self._decide(thinker, "skill", name, (), off_catalog=True)
+        try:
+            catalog = {skill.name: skill for skill in thinker.skill_catalog()}
+            skill = catalog.get(name) if isinstance(name, str) else None
+            if skill is None:
+                return self._decide(thinker, "skill", name, (), off_catalog=True)
+            with self._lock:
+                rules = list(self._skill_rules)
+
+            def ask_everyone(outcomes: list[GuardrailOutcome]) -> None:
+                for rule in rules:
+                    outcome = _applies(rule, thinker, skill)
+                    if outcome is None:
+                        outcomes.append(_ask(rule.name, rule.factory, thinker, skill))
+                    elif outcome.error is not None:
+                        outcomes.append(outcome)
+                outcomes.extend(_hook_outcomes(self.plugins.admit_skill(thinker, skill)))
+
+            asked = self._within_time_limit(ask_everyone)
+            return self._decide(thinker, "skill", name, asked, skill=skill)
+        except PluginError:
+            raise
+        except Exception as exc:
+            return self._decide_after_crash(thinker, "skill", name, exc)
+
+    def _within_time_limit(
+        self, ask: Callable[[list[GuardrailOutcome]], None]
+    ) -> tuple[GuardrailOutcome, ...]:
+        """Run ``ask`` (which appends outcomes) in a daemon thread, for `admission_timeout`.
+
+        Past the limit the outcomes gathered so far are kept for the record, one more outcome
+        says the limit was reached (which refuses), and whatever the thread appends later is
+        never read: the decision is taken here, once.
+        """
         outcomes: list[GuardrailOutcome] = []
-        with self._lock:
-            rules = [rule for rule in self._skill_rules if rule.applies(thinker, skill)]
-        for rule in rules:
-            outcomes.append(_ask(rule.name, rule.factory, thinker, skill))
-        for said in self.plugins.admit_skill(thinker, skill):
-            outcomes.append(
-                GuardrailOutcome(
-                    guardrail=f"hook {said.plugin}", verdict=said.verdict, error=said.error
-                )
+        failures: list[BaseException] = []
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                ask(outcomes)
+            except BaseException as exc:  # handed to the caller, which decides what it means
+                failures.append(exc)
+            finally:
+                done.set()
+
+        context = contextvars.copy_context()  # guardrails see the caller's context variables
+        worker = threading.Thread(
+            target=context.run, args=(run,), name="nucleo-admission", daemon=True
+        )
+        worker.start()
+        if not done.wait(self.admission_timeout):
+            asked = tuple(outcomes)
+            logger.error(
+                "admission took longer than %g s; refused (%d guardrail(s) had answered)",
+                self.admission_timeout,
+                len(asked),
             )
-        return self._decide(thinker, "skill", name, tuple(outcomes), skill=skill)
+            limit = GuardrailOutcome(
+                guardrail="admission time limit",
+                error=f"no decision within {self.admission_timeout:g} s",
+            )
+            return (*asked, limit)
+        if failures:
+            raise failures[0]
+        return tuple(outcomes)
+
+    def _decide_after_crash(
+        self, thinker: Any, kind: str, name: object, exc: Exception
+    ) -> Admission:
+        """Refuse ``name`` after admission itself failed, on the record like any decision."""
+        logger.exception("admission of %s %r failed", kind, name)
+        crash = GuardrailOutcome(guardrail="admission", error=f"{type(exc).__name__}: {exc}")
+        return self._decide(thinker, kind, name, (crash,))
 
     @property
     def admission_record(self) -> tuple[AdmissionEvent, ...]:
@@ -515,7 +610,7 @@ class ToolHub:
         self,
         thinker: Any,
         kind: Any,
-        name: str,
+        name: object,
         outcomes: tuple[GuardrailOutcome, ...],
         *,
         provider: ToolProvider | None = None,
@@ -571,15 +666,41 @@ def _ask(label: str, factory: Callable[[Any], Any], thinker: Any, subject: Any) 
     error, which refuses and is never read as a verdict.
     """
     try:
-        verdict = factory(thinker).check(subject)
+        answer = factory(thinker).check(subject)
     except Exception as exc:
         logger.exception("admission guardrail %s raised", label)
         return GuardrailOutcome(guardrail=label, error=f"{type(exc).__name__}: {exc}")
-    if not isinstance(verdict, Verdict):
-        return GuardrailOutcome(
-            guardrail=label, error=f"returned {type(verdict).__name__}, not a Verdict"
-        )
+    try:
+        verdict = checked_verdict(answer)
+    except TypeError as exc:
+        logger.error("admission guardrail %s answered malformed: %s", label, exc)
+        return GuardrailOutcome(guardrail=label, error=f"malformed answer: {exc}")
     return GuardrailOutcome(guardrail=label, verdict=verdict)
+
+
+def _applies(
+    rule: AdmissionRule | SkillAdmissionRule, thinker: Any, subject: Any
+) -> GuardrailOutcome | None:
+    """``None`` when ``rule`` applies to ``subject``; an outcome when it does not, or crashed.
+
+    A match predicate that raises is an internal error for this subject only: it refuses this
+    name, and the request's other names are decided on their own.
+    """
+    try:
+        applies = rule.applies(thinker, subject)
+    except Exception as exc:
+        logger.exception("the match of admission rule %s raised", rule.name)
+        return GuardrailOutcome(
+            guardrail=rule.name, error=f"its match raised {type(exc).__name__}: {exc}"
+        )
+    return None if applies else GuardrailOutcome(guardrail=rule.name)
+
+
+def _hook_outcomes(said: Iterable[HookVerdict]) -> list[GuardrailOutcome]:
+    return [
+        GuardrailOutcome(guardrail=f"hook {each.plugin}", verdict=each.verdict, error=each.error)
+        for each in said
+    ]
 
 
 def _rule_name(factory: Callable[..., Any], match: object, kind: str) -> str:

@@ -76,11 +76,11 @@ class RequestSkillResult:
 class _Requester(Protocol):
     """The thinker side the meta-tools call into."""
 
-    def request_tools(self, names: Sequence[str]) -> RequestToolsResult:
+    async def request_tools_async(self, names: Sequence[str]) -> RequestToolsResult:
         """Ask for tools by name; admitted ones join the palette."""
         ...
 
-    def request_skill(self, name: str) -> RequestSkillResult:
+    async def request_skill_async(self, name: str) -> RequestSkillResult:
         """Ask for a skill by name; an admitted one is attached to the conversation."""
         ...
 
@@ -250,16 +250,17 @@ class RequestSkillProvider(_CatalogProvider):
 
 
 class _RequestToolsTool(Tool[Any, Any]):
-    is_async = False
+    # Awaited on the loop, so a call abandoned before admission answers applies no grant.
+    is_async = True
 
-    def run(self, input: Any) -> RequestToolsResult:
+    async def run(self, input: Any) -> RequestToolsResult:
         requester = cast("_Requester", self.parent)  # the thinker that created this tool
-        return requester.request_tools(list(input))
+        return await requester.request_tools_async(list(input))
 
 
 class _RequestSkillTool(Tool[Any, Any]):
-    is_async = False
+    is_async = True
 
-    def run(self, input: Any) -> RequestSkillResult:
+    async def run(self, input: Any) -> RequestSkillResult:
         requester = cast("_Requester", self.parent)  # the thinker that created this tool
-        return requester.request_skill(str(input))
+        return await requester.request_skill_async(str(input))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from nucleo_core.errors import UnknownTool
+from nucleo_core.hub._off_loop import decided_off_loop
 from nucleo_core.hub.meta_tools import (
     REQUEST_SKILL,
     REQUEST_TOOLS,
@@ -29,6 +30,7 @@ from nucleo_core.tools.providers import ToolLike, provider_for
 from nucleo_core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from nucleo_core.hub.admission import Admission
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.hub.selector import ToolSelector
     from nucleo_core.skills.selector import SkillSelector
@@ -253,18 +255,40 @@ class ThinkerBase:
         """Ask the hub for tools by name; the admitted ones join the palette at once.
 
         Their definitions are sent from the next turn on. A name already in the palette reads
-        as granted.
+        as granted. Every name is decided on its own: one that fails admission is refused
+        with its reason while the others are granted or refused by theirs.
         """
-        granted: list[str] = []
-        refused: list[Refusal] = []
+        return self._apply_tools(self._decide_tools(names))
+
+    async def request_tools_async(self, names: Sequence[str]) -> RequestToolsResult:
+        """`request_tools` for the ``request_tools`` meta-tool, which awaits it.
+
+        The decisions are taken off the event loop; the grants join the palette only once
+        they are all in. A call abandoned before that (past its tool timeout, or its turn
+        cancelled) grants nothing: the model was told the call did not finish.
+        """
+        decisions = await decided_off_loop(lambda: self._decide_tools(names))
+        return self._apply_tools(decisions)
+
+    def _decide_tools(self, names: Sequence[str]) -> list[tuple[str, Admission | None]]:
+        """Each distinct name with the hub's admission, or ``None`` when already present."""
+        decisions: list[tuple[str, Admission | None]] = []
         for name in dict.fromkeys(names):
             with self._lock:
                 present = self._registry.get_provider_by_name(name)
             if present is not None and name not in (REQUEST_TOOLS, REQUEST_SKILL):
+                decisions.append((name, None))
+            else:
+                decisions.append((name, self._hub.admit_tool(self, name)))
+        return decisions
+
+    def _apply_tools(self, decisions: Sequence[tuple[str, Admission | None]]) -> RequestToolsResult:
+        granted: list[str] = []
+        refused: list[Refusal] = []
+        for name, admission in decisions:
+            if admission is None:
                 granted.append(name)
-                continue
-            admission = self._hub.admit_tool(self, name)
-            if admission.granted and admission.provider is not None:
+            elif admission.granted and admission.provider is not None:
                 with self._lock:
                     if admission.provider not in self._granted:
                         self._granted.append(admission.provider)
@@ -283,7 +307,17 @@ class ThinkerBase:
         with self._lock:
             if any(skill.name == name for skill in self._skills):
                 return RequestSkillResult(skill=name, granted=True)
-        admission = self._hub.admit_skill(self, name)
+        return self._apply_skill(name, self._hub.admit_skill(self, name))
+
+    async def request_skill_async(self, name: str) -> RequestSkillResult:
+        """`request_skill` for the ``request_skill`` meta-tool; as `request_tools_async`."""
+        with self._lock:
+            if any(skill.name == name for skill in self._skills):
+                return RequestSkillResult(skill=name, granted=True)
+        admission = await decided_off_loop(lambda: self._hub.admit_skill(self, name))
+        return self._apply_skill(name, admission)
+
+    def _apply_skill(self, name: str, admission: Admission) -> RequestSkillResult:
         if not admission.granted or admission.skill is None:
             return RequestSkillResult(skill=name, granted=False, reason=admission.reason)
         with self._lock:  # checked again: a concurrent request may have attached it meanwhile

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.plugins.contributions import SkillSource
-from nucleo_core.plugins.verdict import Verdict
+from nucleo_core.plugins.verdict import Verdict, checked_verdict
 from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.decorator import declaration_of
 from nucleo_core.tools.provider import ToolProvider
@@ -97,11 +97,22 @@ def verdict_from(result: object) -> Verdict | None:
     """An admission hook's answer.
 
     Raises:
-        WrongType: ``result`` is neither a `Verdict` nor ``None``.
+        WrongType: ``result`` is neither a `Verdict` nor ``None``, or its fields are not a
+            bool and a str.
     """
-    if result is None or isinstance(result, Verdict):
-        return result
-    raise WrongType("a Verdict or None", _type_name(result))
+    expected = "a Verdict (granted: bool, reason: str) or None"
+    if result is None:
+        return None
+    if not isinstance(result, Verdict):
+        raise WrongType(expected, _type_name(result))
+    try:
+        return checked_verdict(result)
+    except TypeError:
+        got = (
+            f"a Verdict with granted: {_type_name(result.granted)}, "
+            f"reason: {_type_name(result.reason)}"
+        )
+        raise WrongType(expected, got) from None
 
 
 def sources_from(result: object) -> list[SkillSource]:

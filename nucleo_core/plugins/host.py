@@ -498,19 +498,29 @@ class PluginHost:
     def withheld(self, thinker: Any, catalog: Sequence[str]) -> set[str]:
         """The names of ``catalog`` that some ``nucleo_reconcile_catalog`` withholds this turn.
 
-        Names an implementation returns that are not in ``catalog`` are ignored; an
-        implementation that fails withholds nothing (its failure is recorded).
+        Names an implementation returns that are not in ``catalog`` are ignored. An
+        implementation that raises or answers something that is not names fails closed: the
+        whole catalog is withheld for this turn (the failure is recorded against its plugin and
+        logged with its distribution), since the tool it meant to withhold cannot be known.
         """
         names = tuple(catalog)
         arguments = {"thinker": thinker, "catalog": names}
         withheld: set[str] = set()
         for impl in self._implementations("nucleo_reconcile_catalog", None):
-            answer, _ = self._ask(
+            answer, error = self._ask(
                 impl,
                 "nucleo_reconcile_catalog",
                 arguments,
                 lambda result: [] if result is None else names_from(result),
             )
+            if error is not None:
+                _logger.warning(
+                    "plugin %s failed in nucleo_reconcile_catalog: the whole catalog of %r is "
+                    "withheld this turn",
+                    impl.plugin_name,
+                    thinker,
+                )
+                return set(names)
             withheld.update(answer or ())
         return withheld & set(names)
 

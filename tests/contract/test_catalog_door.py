@@ -10,6 +10,7 @@ never grants. The same holds for skills, through ``hub.admit_skill``, ``thinker.
 and the ``request_skill`` tool.
 """
 
+import asyncio
 from typing import Any
 
 from _hub_kit import INTERNAL_ERROR, AdmitHook, Rule, make_skill
@@ -37,7 +38,7 @@ from nucleo_core.hub import (
     RequestToolsProvider,
     RequestToolsResult,
 )
-from nucleo_core.tools import provider_for
+from nucleo_core.tools import provider_for, run_tool
 
 
 def _make(name: str, read_only: bool) -> ToolProvider:
@@ -224,7 +225,7 @@ def test_no_path_grants_a_name_off_the_catalog_and_no_crash_grants(
     event("path 3: the schema accepted")
     assert names
     assert all(name in reachable for name in names)
-    answer = registry.create_tool(REQUEST_TOOLS, thinker).run(parsed)
+    answer = asyncio.run(run_tool(registry.create_tool(REQUEST_TOOLS, thinker), parsed))
     assert isinstance(answer, RequestToolsResult)
     assert list(answer.granted) == [name for name in names if grantable(name)]
     assert set(registry.names()) <= {"home", REQUEST_TOOLS, *reachable}
@@ -331,7 +332,7 @@ def test_no_path_grants_a_skill_off_the_catalog_and_no_crash_grants(
             if foreign_names_match(name):
                 assert name not in str(problem)
             continue
-        answer = registry.create_tool(REQUEST_SKILL, thinker).run(parsed)
+        answer = asyncio.run(run_tool(registry.create_tool(REQUEST_SKILL, thinker), parsed))
         assert isinstance(answer, RequestSkillResult)
         assert answer.granted == grantable(name)
     assert {skill.name for skill in thinker.skills} <= set(reachable)

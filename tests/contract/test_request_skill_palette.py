@@ -310,7 +310,8 @@ def test_request_skill_stays_callable_to_load_a_follow_up_skill(hub: ToolHub) ->
     thinker.request_skill("glossary")
 
     offer = thinker.check_call(REQUEST_SKILL)
-    registry.create_tool(REQUEST_SKILL, thinker).run(offer.parse_input({"skill": "bookkeeping"}))
+    parsed = offer.parse_input({"skill": "bookkeeping"})
+    asyncio.run(run_tool(registry.create_tool(REQUEST_SKILL, thinker), parsed))
 
     assert attached(thinker) == ["glossary", "bookkeeping"]
     assert "write_record" in registry.available_names()

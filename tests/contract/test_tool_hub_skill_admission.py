@@ -8,6 +8,7 @@ reaches the model, a crash is an internal error that never grants, the others ar
 a name off the catalog is never granted, and every decision is on the record.
 """
 
+import asyncio
 import json
 import logging
 from datetime import UTC
@@ -25,6 +26,7 @@ from nucleo_core import (
     Verdict,
 )
 from nucleo_core.hub import RequestSkillResult, SkillAdmissionRule
+from nucleo_core.tools import run_tool
 
 SKILLS = [
     make_skill("triage", "acme.skills.support"),
@@ -397,9 +399,8 @@ def test_a_skill_refusal_reaches_the_model_through_the_request_skill_tool(hub: T
     provider = registry.get("request_skill")
     assert provider is not None
 
-    result = registry.create_tool("request_skill", thinker).run(
-        provider.parse_input('{"skill": "refund"}')
-    )
+    tool = registry.create_tool("request_skill", thinker)
+    result = asyncio.run(run_tool(tool, provider.parse_input('{"skill": "refund"}')))
 
     assert result == RequestSkillResult(
         skill="refund", granted=False, reason="refunds need a human"

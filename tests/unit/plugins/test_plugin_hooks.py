@@ -222,7 +222,8 @@ def test_an_admission_answer_of_the_wrong_type_is_an_error_not_a_grant() -> None
     [said] = host.admit_skill(Thinker(), Skill(name="s", description="d", instructions=""))
     assert said.verdict is None
     assert said.error == (
-        "returned the wrong type from nucleo_admit_skill: expected a Verdict or None, got bool"
+        "returned the wrong type from nucleo_admit_skill: expected a Verdict (granted: bool, "
+        "reason: str) or None, got bool"
     )
 
 
@@ -247,10 +248,10 @@ def test_withheld_is_the_union_of_answers_inside_the_catalog() -> None:
     assert host.withheld(Thinker(), ["alpha", "beta", "gamma"]) == {"alpha", "beta"}
 
 
-def test_a_failing_reconciliation_withholds_nothing_and_is_recorded() -> None:
-    """A reconcile hook returning a bare string is a wrong type, not a set of letters."""
+def test_a_failing_reconciliation_withholds_the_whole_catalog_and_is_recorded() -> None:
+    """A reconcile hook returning a bare string is a wrong type, which fails closed."""
     host = host_with(plugin("stringy", nucleo_reconcile_catalog=lambda thinker, catalog: "alpha"))
-    assert host.withheld(Thinker(), ["a", "alpha"]) == set()
+    assert host.withheld(Thinker(), ["a", "alpha"]) == {"a", "alpha"}
     record = host.record("stringy")
     assert record is not None
     assert record.hook_errors == (
@@ -323,7 +324,7 @@ def test_entry_point_hooks_are_attributed_to_the_entry_point_plugin(site: FakeSi
         "@hookimpl\ndef nucleo_admit_tool(thinker, provider):\n"
         "    return Verdict.refuse('acme says no')\n",
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     host.load()
     assert host.admit_tool(Thinker(), ALPHA) == [
         HookVerdict(
@@ -345,7 +346,7 @@ def test_concurrent_loads_load_each_entry_point_once(site: FakeSite) -> None:
             "from nucleo_core import tool\n\n@tool\ndef alpha(text: str) -> str:\n"
             '    """Alpha."""\n    return text\n',
         )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     barrier = threading.Barrier(4)
     results: list[int] = []
 
