@@ -10,6 +10,7 @@ from nucleo_core.plugins._selection import (
     BLOCK_ENVIRONMENT_VARIABLE,
     DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE,
     ENTRY_POINT_GROUPS,
+    PATH_ENVIRONMENT_VARIABLE,
     PluginSelection,
 )
 from nucleo_core.plugins.contributions import (
@@ -31,6 +32,7 @@ __all__ = [
     "BLOCK_ENVIRONMENT_VARIABLE",
     "DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE",
     "ENTRY_POINT_GROUPS",
+    "PATH_ENVIRONMENT_VARIABLE",
     "PROJECT_NAME",
     "ContributedSource",
     "ContributedTool",

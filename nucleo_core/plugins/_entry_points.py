@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from nucleo_core.plugins._selection import normalized_distribution_name
+
 __all__ = ["FoundEntryPoint", "find_entry_points", "import_failure"]
 
 
@@ -44,15 +46,45 @@ def _shipped_by(point: importlib.metadata.EntryPoint) -> tuple[str | None, str |
     return name, version
 
 
-def find_entry_points(groups: Sequence[str]) -> list[FoundEntryPoint]:
+def _entry_points_in(path: Sequence[str]) -> importlib.metadata.EntryPoints:
+    """The entry points of the distributions found in the folders of ``path``.
+
+    A distribution found twice counts once, the first found winning, as
+    `importlib.metadata.entry_points` does along ``sys.path``.
+    """
+    seen: set[str] = set()
+    points: list[importlib.metadata.EntryPoint] = []
+    for distribution in importlib.metadata.distributions(path=list(path)):
+        try:  # a distribution's metadata is read from disk, and may be broken
+            name = distribution.metadata["Name"]
+        except Exception:
+            name = None
+        if name is not None:
+            key = normalized_distribution_name(name)
+            if key in seen:
+                continue
+            seen.add(key)
+        points.extend(distribution.entry_points)
+    return importlib.metadata.EntryPoints(points)
+
+
+def find_entry_points(
+    groups: Sequence[str], path: Sequence[str] | None = None
+) -> list[FoundEntryPoint]:
     """Every installed entry point of ``groups``, ordered by group, then name.
 
     Import caches are invalidated first, so that a distribution installed (or put on
     ``sys.path``) since the last look is seen.
+
+    Args:
+        groups: The entry point groups, in load order.
+        path: The folders to find distributions in; ``None`` for every one Python finds
+            (``sys.path``, and any other finder of distributions installed).
     """
     importlib.invalidate_caches()
     ranked: list[tuple[int, str, str, str, FoundEntryPoint]] = []
-    installed = importlib.metadata.entry_points()  # read every distribution once, not per group
+    # Every distribution is read once, not once per group.
+    installed = importlib.metadata.entry_points() if path is None else _entry_points_in(path)
     for rank, group in enumerate(groups):
         for point in installed.select(group=group):
             distribution, version = _shipped_by(point)

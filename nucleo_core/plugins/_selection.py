@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -12,7 +13,10 @@ __all__ = [
     "BLOCK_ENVIRONMENT_VARIABLE",
     "DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE",
     "ENTRY_POINT_GROUPS",
+    "PATH_ENVIRONMENT_VARIABLE",
     "PluginSelection",
+    "normalized_distribution_name",
+    "resolve_search_path",
 ]
 
 #: The entry point groups a host reads, in the order it loads them.
@@ -29,13 +33,49 @@ ALLOW_ENVIRONMENT_VARIABLE = "NUCLEO_PLUGINS_ALLOW"
 #: Comma-separated names or globs of plugins never to load; always added to ``block``.
 BLOCK_ENVIRONMENT_VARIABLE = "NUCLEO_PLUGINS_BLOCK"
 
+#: Folders (separated by ``os.pathsep``) in which to look for plugin distributions, instead of
+#: everywhere Python finds distributions; read only when ``path`` is ``None``.
+PATH_ENVIRONMENT_VARIABLE = "NUCLEO_PLUGINS_PATH"
+
 _OFF = frozenset({"", "0", "false", "no", "off"})
 _SEPARATORS = re.compile(r"[-_.]+")
 
 
-def _normalized(distribution: str) -> str:
+def normalized_distribution_name(distribution: str) -> str:
     """A distribution name as packaging compares it (PEP 503): case and separators folded."""
     return _SEPARATORS.sub("-", distribution).lower()
+
+
+def resolve_search_path(
+    path: Iterable[str | os.PathLike[str]] | None, environment: Mapping[str, str]
+) -> tuple[str, ...] | None:
+    """The folders a host finds distributions in, or ``None`` for everywhere Python looks.
+
+    A ``path`` given wins over ``NUCLEO_PLUGINS_PATH``; an unset or empty variable means
+    everywhere. Each folder must exist (a misspelt one would silently load no plugin at all,
+    guardrails included), and is made absolute.
+
+    Raises:
+        ValueError: A folder does not exist.
+    """
+    if path is None:
+        listed = environment.get(PATH_ENVIRONMENT_VARIABLE, "")
+        folders = tuple(item for item in listed.split(os.pathsep) if item.strip())
+        if not folders:
+            return None
+        where = PATH_ENVIRONMENT_VARIABLE
+    else:
+        folders = tuple(os.fspath(item) for item in path)
+        where = "path"
+    missing = [folder for folder in folders if not os.path.isdir(folder)]
+    if missing:
+        raise ValueError(
+            f"{where} names folder(s) that do not exist: {missing}; give existing folders "
+            f"holding plugin distributions (*.dist-info), or leave {where} unset to find "
+            f"plugins wherever Python finds installed distributions"
+        )
+    # Absolute now: the host looks in the same folders whatever directory it runs in later.
+    return tuple(os.path.abspath(folder) for folder in folders)
 
 
 def _listed(value: str | None) -> tuple[str, ...]:
@@ -96,12 +136,14 @@ class PluginSelection:
         so that a broken builtin can be switched off like any plugin.
         """
         candidates = tuple(names)
-        normalized = _normalized(distribution) if distribution else None
+        normalized = normalized_distribution_name(distribution) if distribution else None
 
         def matches(pattern: str) -> bool:
             if any(fnmatchcase(name, pattern) for name in candidates):
                 return True
-            return normalized is not None and fnmatchcase(normalized, _normalized(pattern))
+            return normalized is not None and fnmatchcase(
+                normalized, normalized_distribution_name(pattern)
+            )
 
         for pattern in self.block:
             if matches(pattern):

@@ -15,7 +15,11 @@ import pluggy
 from nucleo_core.plugins import hookspecs
 from nucleo_core.plugins._contribution import ContributionFailure, contribution_of
 from nucleo_core.plugins._inspection import HookScan, scan_hooks
-from nucleo_core.plugins._selection import ENTRY_POINT_GROUPS, PluginSelection
+from nucleo_core.plugins._selection import (
+    ENTRY_POINT_GROUPS,
+    PluginSelection,
+    resolve_search_path,
+)
 from nucleo_core.plugins._validation import (
     TOOLS_EXPECTED,
     WrongType,
@@ -102,6 +106,11 @@ class PluginHost:
       imported. ``NUCLEO_PLUGINS_BLOCK`` (comma-separated) is always added: blocking can only
       keep a broken plugin out, so an operator can always do it without touching code. It
       applies to `register_plugin` too, by plugin name or distribution.
+    * ``path``: the folders to find distributions (``*.dist-info``) in, instead of everywhere
+      Python finds installed ones: a host that sees only the plugins of one folder, whatever
+      else is installed. ``None`` (the default) takes ``NUCLEO_PLUGINS_PATH`` (folders separated
+      by ``os.pathsep``), and looks everywhere when that is unset or empty. The entry points'
+      modules are imported as usual, so the folders must also be importable (on ``sys.path``).
 
     A pattern matches an entry point's name, its plugin name (``<group>:<name>``), or its
     distribution's name (compared as packaging normalizes it: ``Acme_Tools`` is ``acme-tools``).
@@ -117,11 +126,13 @@ class PluginHost:
         strict: Raise `PluginError` on the first plugin failure (for a plugin author's CI).
         groups: The entry point groups to read, in load order; a subset of
             `ENTRY_POINT_GROUPS`.
+        path: The only folders to find plugin distributions in; ``None`` asks the environment.
         environment: Where the environment variables are read; ``None`` means ``os.environ``.
             Pass ``{}`` to ignore the environment.
 
     Raises:
-        ValueError: ``groups`` names a group nucleo does not define.
+        ValueError: ``groups`` names a group nucleo does not define, or ``path`` (or
+            ``NUCLEO_PLUGINS_PATH``) a folder that does not exist.
     """
 
     def __init__(
@@ -132,6 +143,7 @@ class PluginHost:
         enabled: bool | None = None,
         strict: bool = False,
         groups: Sequence[str] = ENTRY_POINT_GROUPS,
+        path: Iterable[str | os.PathLike[str]] | None = None,
         environment: Mapping[str, str] | None = None,
     ) -> None:
         unknown = [group for group in groups if group not in ENTRY_POINT_GROUPS]
@@ -139,13 +151,16 @@ class PluginHost:
             raise ValueError(
                 f"unknown entry point group(s) {unknown}; nucleo reads {list(ENTRY_POINT_GROUPS)}"
             )
+        environment = os.environ if environment is None else environment
         self.strict = strict
         self.groups: tuple[str, ...] = tuple(dict.fromkeys(groups))
+        #: The folders distributions are found in, absolute; ``None`` for everywhere.
+        self.path: tuple[str, ...] | None = resolve_search_path(path, environment)
         self.selection = PluginSelection.resolve(
             allow=allow,
             block=block,
             enabled=enabled,
-            environment=os.environ if environment is None else environment,
+            environment=environment,
         )
         self._manager = pluggy.PluginManager(PROJECT_NAME)
         self._manager.add_hookspecs(hookspecs)
@@ -225,7 +240,7 @@ class PluginHost:
             met: list[PluginRecord] = []
             from nucleo_core.plugins._entry_points import find_entry_points
 
-            for found in find_entry_points(self.groups):
+            for found in find_entry_points(self.groups, self.path):
                 if found.key in self._seen:
                     continue
                 self._seen.add(found.key)

@@ -32,7 +32,7 @@ from nucleo_core.plugins import (
     ALLOW_ENVIRONMENT_VARIABLE,
     BLOCK_ENVIRONMENT_VARIABLE,
     DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE,
-    ENTRY_POINT_GROUPS,
+    PATH_ENVIRONMENT_VARIABLE,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,11 +79,18 @@ FakeSite: Any = _load_plugin_site().FakeSite
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Keep sys.path, sys.modules and the plugin variables as they were before each test."""
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """Keep sys.path, sys.modules and the plugin variables as they were before each test.
+
+    Plugins are looked for only in an empty folder (the ``site`` fixture's, when a test takes
+    it), never among the distributions installed where the tests run.
+    """
     monkeypatch.setattr(sys, "path", list(sys.path))
     for variable in PLUGIN_VARIABLES:
         monkeypatch.delenv(variable, raising=False)
+    no_plugins = tmp_path / "no-plugins"
+    no_plugins.mkdir()
+    monkeypatch.setenv(PATH_ENVIRONMENT_VARIABLE, str(no_plugins))
     yield
     for name in [name for name in sys.modules if name.startswith(OWN_MODULES)]:
         del sys.modules[name]
@@ -93,6 +100,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A folder on sys.path to add distributions to; its modules are forgotten afterwards."""
     fake = FakeSite(tmp_path / "site", monkeypatch)
+    monkeypatch.setenv(PATH_ENVIRONMENT_VARIABLE, str(fake.root))
     try:
         yield fake
     finally:
@@ -382,10 +390,6 @@ def test_a_hook_that_fails_while_loading_is_shown_and_fails_strict(site: Any) ->
 
 def test_plugins_with_none_installed_says_what_a_plugin_is() -> None:
     """With no entry point in any nucleo group, the command explains what would be listed."""
-    from importlib.metadata import entry_points
-
-    if any(entry_points(group=group) for group in ENTRY_POINT_GROUPS):
-        pytest.skip("this environment has nucleo plugins installed")
     result = run("plugins")
     assert result.exit_code == 0
     assert result.output.splitlines() == [

@@ -51,6 +51,12 @@ from docs_pages import (
 
 from nucleo_core.cli.app import nucleo
 from nucleo_core.cli.sources import FILE_MODULE_PREFIX
+from nucleo_core.plugins import (
+    ALLOW_ENVIRONMENT_VARIABLE,
+    BLOCK_ENVIRONMENT_VARIABLE,
+    DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE,
+    PATH_ENVIRONMENT_VARIABLE,
+)
 
 EXAMPLES = sorted(EXAMPLES_DIR.glob("*.py"))
 # A tutorial's files: the programs beside its projects, and every file of each project.
@@ -67,13 +73,18 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _NAV_PAGE = re.compile(r"^\s*-\s*[^:]+:\s*(\S+\.md)\s*$")
 _EXIT_CODE = re.compile(r"#\s*exit code (\d+)\s*$")
 
-# Console blocks are rendered at this width, with no colour, whatever the machine running them.
+# Console blocks are rendered at this width, with no colour, whatever the machine running them,
+# and show what nucleo alone prints: the developer's plugin variables are unset, and plugins are
+# looked for only in an empty folder (run_isolated sets it), whatever is installed here.
 CONSOLE_ENV: dict[str, str | None] = {
     "COLUMNS": "100",
     "FORCE_COLOR": None,
     "TTY_COMPATIBLE": None,
     "TTY_INTERACTIVE": None,
     "NO_COLOR": "1",
+    ALLOW_ENVIRONMENT_VARIABLE: None,
+    BLOCK_ENVIRONMENT_VARIABLE: None,
+    DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE: None,
 }
 
 INCLUDED = [block for block in ALL_BLOCKS if block.marks("example")]
@@ -193,15 +204,17 @@ def console_commands(block: Block) -> Iterator[tuple[str, str]]:
         yield command, "\n".join(shown)
 
 
-def run_isolated(words: list[str]) -> Result:
+def run_isolated(words: list[str], plugin_folder: Path) -> Result:
     """Run one command in this process as if it were a process of its own.
 
     Loading a file source puts its directory on sys.path and its module in sys.modules; both are
-    undone so that one command of a block cannot change what the next one finds.
+    undone so that one command of a block cannot change what the next one finds. Plugins are
+    found only in ``plugin_folder`` (empty: the pages show nucleo without plugins).
     """
     saved_path = list(sys.path)
+    env = {**CONSOLE_ENV, PATH_ENVIRONMENT_VARIABLE: str(plugin_folder)}
     try:
-        return CliRunner().invoke(nucleo, words, env=CONSOLE_ENV)
+        return CliRunner().invoke(nucleo, words, env=env)
     finally:
         sys.path[:] = saved_path
         for name in [name for name in sys.modules if name.startswith(FILE_MODULE_PREFIX)]:
@@ -210,9 +223,11 @@ def run_isolated(words: list[str]) -> Result:
 
 @pytest.mark.parametrize("block", CONSOLES, ids=ids(CONSOLES))
 def test_console_blocks_show_what_the_command_prints(
-    block: Block, monkeypatch: pytest.MonkeyPatch
+    block: Block, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Each `$ nucleo ...` in a console block prints exactly the lines shown after it."""
+    no_plugins = tmp_path / "no-plugins"
+    no_plugins.mkdir()
     monkeypatch.chdir(REPO)
     commands = list(console_commands(block))
     assert commands, f"{block.where}: a console block shows at least one command"
@@ -220,7 +235,7 @@ def test_console_blocks_show_what_the_command_prints(
         words = shlex.split(command, comments=True)
         assert words[0] == "nucleo", f"{block.where}: only nucleo commands are checked"
         expected_exit = _EXIT_CODE.search(command)
-        result = run_isolated(words[1:])
+        result = run_isolated(words[1:], no_plugins)
         assert result.exit_code == (int(expected_exit.group(1)) if expected_exit else 0), (
             f"{block.where}: `{command}` exited {result.exit_code}:\n{result.output}"
         )

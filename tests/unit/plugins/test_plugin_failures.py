@@ -72,7 +72,7 @@ def broken(site: FakeSite) -> FakeSite:
 
 def test_each_failure_is_recorded_with_its_distribution_and_reason(broken: FakeSite) -> None:
     """Every broken plugin is listed as failed, naming its distribution and why."""
-    host = PluginHost(environment={})
+    host = PluginHost(path=[broken.root], environment={})
     records = {record.name: record for record in host.load()}
     for name, (_, reason) in BROKEN.items():
         record = records[name]
@@ -85,7 +85,7 @@ def test_each_failure_is_recorded_with_its_distribution_and_reason(broken: FakeS
 
 def test_the_rest_still_loads_around_broken_plugins(broken: FakeSite) -> None:
     """A good plugin sorted among broken ones loads, and only its hooks are called."""
-    host = PluginHost(environment={})
+    host = PluginHost(path=[broken.root], environment={})
     host.load()
     assert host.record("nucleo.plugins:c-good") is not None
     assert [said.plugin for said in host.admit_tool(None, None)] == ["nucleo.plugins:c-good"]
@@ -98,7 +98,7 @@ def test_a_failed_plugin_leaves_no_hook_registered(site: FakeSite) -> None:
         "half_guard",
         GOOD + "\n\n@hookimpl\ndef nucleo_no_such_hook():\n    return None\n",
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     [record] = host.load()
     assert record.status == "failed"
     assert host.admit_tool(None, None) == []
@@ -107,7 +107,7 @@ def test_a_failed_plugin_leaves_no_hook_registered(site: FakeSite) -> None:
 def test_a_missing_own_module_is_a_failed_import_not_a_missing_dependency(site: FakeSite) -> None:
     """An entry point whose own module is absent names the distribution as broken."""
     site.distribution("hollow", {"nucleo.plugins": {"hollow": "hollow_pkg.guard"}})
-    [record] = PluginHost(environment={}).load()
+    [record] = PluginHost(path=[site.root], environment={}).load()
     assert record.error == "failed to import: ModuleNotFoundError: No module named 'hollow_pkg'"
 
 
@@ -115,7 +115,7 @@ def test_a_missing_attribute_is_a_failed_import(site: FakeSite) -> None:
     """An entry point naming an attribute its module lacks fails to import."""
     site.distribution("noattr", {"nucleo.tools": {"noattr": "noattr_mod:missing"}})
     site.module("noattr_mod", "X = 1\n")
-    [record] = PluginHost(environment={}).load()
+    [record] = PluginHost(path=[site.root], environment={}).load()
     assert record.status == "failed"
     assert record.error is not None
     assert record.error.startswith("failed to import: AttributeError: ")
@@ -161,7 +161,7 @@ def test_a_tools_entry_point_that_is_no_tool_fails(
     """A nucleo.tools value that neither is nor makes tools is reported with the reason."""
     site.distribution("bad-tools", {"nucleo.tools": {"bad": value}})
     site.module("bad_tools", source)
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     [record] = host.load()
     assert (record.status, record.error, record.distribution) == ("failed", reason, "bad-tools")
     assert host.pack_tools() == []
@@ -175,7 +175,7 @@ def test_a_tools_module_with_a_bad_hook_contributes_no_tools(site: FakeSite) -> 
         "from nucleo_core import tool\n\n@tool\ndef ping(text: str) -> str:\n"
         '    """Ping."""\n    return text\n\ndef nucleo_ping():\n    return None\n',
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     [record] = host.load()
     assert (record.status, record.error) == (
         "failed",
@@ -192,7 +192,7 @@ def test_a_tool_function_named_like_a_hook_is_a_tool(site: FakeSite) -> None:
         "from nucleo_core import tool\n\n@tool\ndef nucleo_status(text: str) -> str:\n"
         '    """Report the status."""\n    return text\n',
     )
-    [record] = PluginHost(environment={}).load()
+    [record] = PluginHost(path=[site.root], environment={}).load()
     assert (record.status, record.contributed) == ("loaded", ("tool: nucleo_status",))
 
 
@@ -202,7 +202,7 @@ def test_a_strict_host_raises_on_each_failure_after_recording_it(site: FakeSite,
     source, reason = BROKEN[name]
     site.distribution(f"dist-{name}", {"nucleo.plugins": {name: _module(name)}})
     site.module(_module(name), source)
-    host = PluginHost(strict=True, environment={})
+    host = PluginHost(path=[site.root], strict=True, environment={})
     with pytest.raises(PluginError) as raised:
         host.load()
     error = raised.value
@@ -218,7 +218,7 @@ def test_a_strict_host_stops_at_the_first_failure_and_resumes_on_the_next_load(
     broken: FakeSite,
 ) -> None:
     """Entry points after the failing one are left for the next load(), not skipped."""
-    host = PluginHost(strict=True, environment={})
+    host = PluginHost(path=[broken.root], strict=True, environment={})
     with pytest.raises(PluginError, match="a-syntax"):
         host.load()
     assert [record.name for record in host.records] == ["a-syntax"]
@@ -232,7 +232,7 @@ def test_a_strict_host_chains_the_original_exception(site: FakeSite) -> None:
     site.distribution("boom", {"nucleo.plugins": {"boom": "boom_mod"}})
     site.module("boom_mod", "raise RuntimeError('no config')\n")
     with pytest.raises(PluginError) as raised:
-        PluginHost(strict=True, environment={}).load()
+        PluginHost(path=[site.root], strict=True, environment={}).load()
     assert isinstance(raised.value.__cause__, RuntimeError)
 
 

@@ -109,7 +109,7 @@ def test_nothing_is_read_or_imported_until_load_is_called(site: FakeSite) -> Non
     site.distribution(
         "acme-tools", {"nucleo.tools": {"acme": "acme_lazy"}}, modules={"acme_lazy": TOOLS_MODULE}
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     assert host.records == ()
     assert "acme_lazy" not in sys.modules
     host.load()
@@ -124,7 +124,7 @@ def test_a_tools_module_brings_its_own_tools_and_its_hooks(site: FakeSite) -> No
         version="2.3",
         modules={"acme_tools": TOOLS_MODULE},
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     [record] = host.load()
     assert record.status == "loaded"
     assert (record.group, record.name, record.value) == ("nucleo.tools", "acme", "acme_tools")
@@ -159,7 +159,7 @@ def test_each_kind_of_tools_entry_point_brings_its_tools(site: FakeSite) -> None
         },
         modules={"kinds_pack": KINDS_MODULE},
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     records = host.load()
     assert [(r.name, r.status, r.contributed) for r in records] == [
         ("a-class", "loaded", ("tool: echo",)),
@@ -187,7 +187,7 @@ def test_a_skills_package_is_recorded_for_the_skills_layer(site: FakeSite) -> No
     (folder / "summarize").mkdir()
     (folder / "summarize" / "SKILL.md").write_text("---\nname: summarize\n---\n")
     site.distribution("acme-skills", {"nucleo.skills": {"acme": "acme_skills"}})
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     [record] = host.load()
     assert record.status == "loaded"
     assert record.contributed == ("skills package: acme_skills",)
@@ -216,7 +216,7 @@ def test_a_hook_module_under_nucleo_skills_is_registered_as_a_hook_plugin(
     """
     site.distribution("acme-skills", {"nucleo.skills": {"acme": "acme_skill_hooks"}}, modules={})
     site.package("acme_skill_hooks", source)
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     [record] = host.load()
     assert record.contributed == ("hooks: nucleo_skill_sources",)
     assert host.skill_packages() == []
@@ -233,7 +233,7 @@ def test_a_plain_module_under_nucleo_skills_fails(site: FakeSite) -> None:
     site.distribution(
         "flat", {"nucleo.skills": {"flat": "flat_skills"}}, modules={"flat_skills": "X = 1\n"}
     )
-    [record] = PluginHost(environment={}).load()
+    [record] = PluginHost(path=[site.root], environment={}).load()
     assert record.status == "failed"
     assert record.error == (
         "expected a package holding skill folders or a module implementing nucleo_* hooks, "
@@ -248,7 +248,7 @@ def test_a_hook_only_plugin_registers_its_hooks(site: FakeSite) -> None:
         {"nucleo.plugins": {"guard": "acme_guard"}},
         modules={"acme_guard": GUARD_MODULE},
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     [record] = host.load()
     assert (record.status, record.contributed) == ("loaded", ("hooks: nucleo_admit_tool",))
     assert record.plugin == "nucleo.plugins:guard"
@@ -260,7 +260,7 @@ def test_a_hook_only_plugin_without_hooks_fails(site: FakeSite) -> None:
     site.distribution(
         "empty", {"nucleo.plugins": {"empty": "empty_plugin"}}, modules={"empty_plugin": "X = 1\n"}
     )
-    [record] = PluginHost(environment={}).load()
+    [record] = PluginHost(path=[site.root], environment={}).load()
     assert (record.status, record.error) == (
         "failed",
         "implements no nucleo_* hook (module empty_plugin)",
@@ -280,7 +280,7 @@ def test_entry_points_load_in_group_order_then_by_name(site: FakeSite) -> None:
         modules={"alpha_kinds": KINDS_MODULE},
     )
     site.package("alpha_skills")
-    records = PluginHost(environment={}).load()
+    records = PluginHost(path=[site.root], environment={}).load()
     assert [record.plugin for record in records] == [
         "nucleo.tools:alpha",
         "nucleo.tools:zeta",
@@ -296,7 +296,7 @@ def test_the_groups_parameter_limits_and_orders_the_groups_read(site: FakeSite) 
         {"nucleo.tools": {"t": "both_tools"}, "nucleo.plugins": {"p": "both_guard"}},
         modules={"both_tools": TOOLS_MODULE, "both_guard": GUARD_MODULE},
     )
-    records = PluginHost(environment={}, groups=("nucleo.plugins",)).load()
+    records = PluginHost(path=[site.root], environment={}, groups=("nucleo.plugins",)).load()
     assert [record.plugin for record in records] == ["nucleo.plugins:p"]
 
 
@@ -307,7 +307,7 @@ def test_one_module_under_two_groups_loads_once(site: FakeSite) -> None:
         {"nucleo.tools": {"acme": "acme_both"}, "nucleo.plugins": {"acme-hooks": "acme_both"}},
         modules={"acme_both": TOOLS_MODULE},
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     first, second = host.load()
     assert (first.status, first.plugin) == ("loaded", "nucleo.tools:acme")
     assert (second.status, second.note) == ("duplicate", "already loaded as nucleo.tools:acme")
@@ -323,7 +323,7 @@ def test_a_second_load_finds_distributions_added_since_and_returns_only_them(
     site.distribution(
         "first", {"nucleo.tools": {"first": "first_tools"}}, modules={"first_tools": TOOLS_MODULE}
     )
-    host = PluginHost(environment={})
+    host = PluginHost(path=[site.root], environment={})
     assert [record.name for record in host.load()] == ["first"]
     assert host.load() == []
     site.distribution(
