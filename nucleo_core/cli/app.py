@@ -22,6 +22,7 @@ from nucleo_core.cli.chat import chat
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.demo import demo
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.links import DOCS_URL, docs_page
 from nucleo_core.cli.mcp import mcp
 from nucleo_core.cli.plugins import plugins
 from nucleo_core.cli.run import run
@@ -59,8 +60,15 @@ def _json_option(command: _Command) -> _Command:
     )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="nucleo")
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    # \b keeps click from rewrapping the paragraph: a URL broken in two cannot be followed.
+    epilog=(
+        f"\b\nDocumentation: {DOCS_URL}\n"
+        f"Shell completion (bash, zsh, fish): {docs_page('cli', 'shell-completion')}"
+    ),
+)
+@click.version_option(__version__, "-V", "--version", prog_name="nucleo")
 def nucleo() -> None:
     """nucleo: LLM agents whose tools are decided in code and enforced at every call."""
 

@@ -1,4 +1,8 @@
-"""``nucleo ask``: one question to one model, through the same `LLMCall` every thinker uses."""
+"""``nucleo ask``: one question to one model, through the same `LLMCall` every thinker uses.
+
+What the model needs (its SDK, its key) is checked before anything heavy is imported: a key
+that is not set is reported at once, not after the provider's SDK has been loaded.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ import asyncio
 
 import click
 
+from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.preflight import check_seat
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
@@ -45,7 +51,20 @@ __all__ = ["ask"]
     default=None,
     help="The answer budget (default: a medium answer, escalated if the answer is cut off).",
 )
-def ask(question: str, pin: str | None, grade: str, system: str, max_tokens: int | None) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON object (the model, the answer, why it stopped, the tokens spent).",
+)
+def ask(
+    question: str,
+    pin: str | None,
+    grade: str,
+    system: str,
+    max_tokens: int | None,
+    as_json: bool,
+) -> None:
     """Ask one model one question and print its answer.
 
     The model comes from --model, or from the grade mapped in [tool.nucleo.models] of
@@ -53,14 +72,16 @@ def ask(question: str, pin: str | None, grade: str, system: str, max_tokens: int
     ANTHROPIC_API_KEY for anthropic: entries, OPENAI_API_KEY for openai: entries; a local
     openai-compatible server (Ollama, vLLM, llama.cpp, LM Studio) needs none.
     """
-    from nucleo_core.thinking.llm_call import LLMCall
-
     try:
         catalog = ModelCatalog.discover()
         declaration = ThinkerDeclaration(grade=grade, answer_size=max_tokens or AnswerSize.MEDIUM)
         seat = catalog.resolve(declaration, pin)
     except ModelNotConfigured as exc:
         raise CommandError(str(exc)) from exc
+    check_seat(seat)  # before LLMCall and the SDK are imported: a missing key is said at once
+    from nucleo_core.thinking.llm_call import LLMCall
+    from nucleo_core.thinking.response import ThinkingResponse
+
     call: LLMCall[str] = LLMCall(
         declaration=declaration,
         messages=[Message.user(question)],
@@ -69,15 +90,14 @@ def ask(question: str, pin: str | None, grade: str, system: str, max_tokens: int
         pin=pin,
     )
 
-    async def exchange() -> str:
+    async def exchange() -> ThinkingResponse[str]:
         try:
-            result = await call.run()
+            return await call.run()
         finally:
             await catalog.aclose()
-        return result.answer or ""
 
     try:
-        answer = asyncio.run(exchange())
+        result = asyncio.run(exchange())
     except ModelNotConfigured as exc:
         raise CommandError(str(exc)) from exc
     except ModelConnectionError as exc:
@@ -87,7 +107,25 @@ def ask(question: str, pin: str | None, grade: str, system: str, max_tokens: int
         raise CommandError(f"{seat.id} is rate-limiting requests.{wait}") from exc
     except (ModelError, ResponseError) as exc:
         raise CommandError(f"{seat.id}: {exc}") from exc
-    click.echo(answer)
+    if as_json:
+        usage = result.usage
+        render.print_json(
+            {
+                "model": seat.id,
+                "answer": result.answer or "",
+                "stop_reason": result.response.stop_reason.value,
+                "usage": {
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                    "cache_read_tokens": usage.cache_read_tokens,
+                    "cache_write_tokens": usage.cache_write_tokens,
+                },
+                "corrections": result.corrections,
+                "escalations": result.escalations,
+            }
+        )
+    else:
+        click.echo(result.answer or "")
 
 
 def _unreachable(seat: ModelEntry, error: ModelConnectionError) -> str:

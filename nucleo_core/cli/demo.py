@@ -18,6 +18,7 @@ from nucleo_core.cli.running import discover_catalog, model_failure, resolve_sea
 
 if TYPE_CHECKING:
     from nucleo_core.demo import DemoEvent, DemoRun
+    from nucleo_core.models.catalog import ModelEntry
 
 __all__ = ["demo"]
 
@@ -69,29 +70,23 @@ def demo(pin: str | None, as_json: bool) -> None:
     catalog = discover_catalog()
     declaration = PicnicPlanner.declaration
     scripted = pin is None and str(declaration.grade) not in catalog.grades
+    # The entry, its SDK and its key are checked before a word of the story is printed.
     seat = None if scripted else resolve_seat(catalog, declaration, pin)
-    if not as_json:
-        if seat is None:
-            _say(
-                f"nucleo demo, on the scripted model: no model is configured for the grade "
-                f"'{declaration.grade}', so a script plays it. Give --model ENTRY, or configure "
-                "a model, to run the same thinkers on a real one.",
-                0,
-            )
-        else:
-            _say(f"nucleo demo, on {seat.id}.", 0)
+    story = _Story(_banner(seat, str(declaration.grade)), held=seat is not None)
     try:
         result = asyncio.run(
             run_demo(
                 catalog=None if scripted else catalog,
                 pin=pin,
-                on_event=None if as_json else _print_event,
+                on_event=None if as_json else story.tell,
             )
         )
     except Exception as exc:
         if seat is None:
             raise  # the script failed: a bug in nucleo, shown with its traceback
         raise model_failure(exc, seat, "nucleo demo") from exc
+    if not as_json:
+        story.flush()
     if as_json:
         render.print_json(
             {
@@ -106,6 +101,46 @@ def demo(pin: str | None, as_json: bool) -> None:
         return
     _print_transcripts(result)
     _print_summary(result)
+
+
+def _banner(seat: ModelEntry | None, grade: str) -> str:
+    if seat is None:
+        return (
+            f"nucleo demo, on the scripted model: no model is configured for the grade "
+            f"'{grade}', so a script plays it. Give --model ENTRY, or configure a model, to run "
+            "the same thinkers on a real one."
+        )
+    return f"nucleo demo, on {seat.id}."
+
+
+# The events told before a model has answered anything: held back on a real model, so that a
+# server that cannot be reached ends the demo with its one Error line, not half a story.
+_BEFORE_AN_ANSWER = frozenset({"thinker", "objective", "turn"})
+
+
+class _Story:
+    """Prints the banner and the events; on a real model, only once the model has answered."""
+
+    def __init__(self, banner: str, *, held: bool) -> None:
+        self._pending: list[DemoEvent] = []
+        self._banner: str | None = banner
+        self._held = held
+
+    def tell(self, event: DemoEvent) -> None:
+        if self._held and event.kind in _BEFORE_AN_ANSWER:
+            self._pending.append(event)
+            return
+        self._held = False
+        self.flush()
+        _print_event(event)
+
+    def flush(self) -> None:
+        if self._banner is not None:
+            _say(self._banner, 0)
+            self._banner = None
+        for event in self._pending:
+            _print_event(event)
+        self._pending.clear()
 
 
 def _print_event(event: DemoEvent) -> None:

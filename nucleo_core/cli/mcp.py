@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nucleo_core.cli import render
+from nucleo_core.cli.columns import Column
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.links import docs_page
 from nucleo_core.mcp import (
     MCPConfigError,
     MCPProblem,
@@ -58,12 +60,20 @@ __all__ = [
     "survey",
 ]
 
-_COLUMNS = ("Server", "Transport", "Status", "Tools", "Last error")
+# On a narrow line the tool count goes first, then the transport (as configured, so known);
+# never the status nor the last error, which are what the check is for.
+_COLUMNS = (
+    Column("Server", "key"),
+    Column("Transport", "text", drop_rank=2),
+    Column("Status", "value"),
+    Column("Tools", "value", drop_rank=1),
+    Column("Last error", "text"),
+)
 _STATE_STYLES = {"ready": "green", "failed": "red", "restarting": "yellow", "starting": "yellow"}
 #: The logger the MCP layer reports on.
 _MCP_LOGGER = "nucleo.mcp"
 
-_HOW_TO_CONFIGURE = """\
+_HOW_TO_CONFIGURE = f"""\
 Declare a server in pyproject.toml, in this folder or one above it:
 
   [tool.nucleo.mcp.servers.time]
@@ -71,8 +81,9 @@ Declare a server in pyproject.toml, in this folder or one above it:
   args = ["mcp-server-time"]
   risk = "low"
 
-nucleo.toml ([mcp.servers.<id>]) and a project's .mcp.json ("mcpServers") are read too;
-docs/mcp.md explains every setting."""
+nucleo.toml ([mcp.servers.<id>]) and a project's .mcp.json ("mcpServers") are read too.
+`nucleo mcp --help` says more; every setting is explained at
+{docs_page("mcp")}"""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, get_args
 import click
 
 from nucleo_core.cli import render
+from nucleo_core.cli.columns import Column
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub, shipped_by
 from nucleo_core.plugins import ENTRY_POINT_GROUPS, PluginRecord, PluginStatus
@@ -21,7 +22,15 @@ if TYPE_CHECKING:
 
 __all__ = ["plugin_summary", "plugins"]
 
-_COLUMNS = ("Name", "Group", "Distribution", "Status", "Details")
+# On a narrow line the group goes first (the name and its details say what it is), then the
+# distribution; never the status nor the details, which are what the report is for.
+_COLUMNS = (
+    Column("Name", "key"),
+    Column("Group", "key", drop_rank=1),
+    Column("Distribution", "value", drop_rank=2),
+    Column("Status", "value"),
+    Column("Details", "text"),
+)
 _STATUS_STYLES = {"loaded": "green", "failed": "red", "blocked": "yellow", "disabled": "yellow"}
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import click
 
+from nucleo_core.cli.columns import Column, Layout, plan_layout
 from nucleo_core.tools import ToolProvider, render_tools
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from nucleo_core.tools import ToolFormat
 
 __all__ = [
+    "TOOL_COLUMNS",
     "TableGroup",
     "console",
     "counted",
@@ -39,14 +41,15 @@ __all__ = [
 ]
 
 _RISK_STYLES = {"low": "green", "medium": "yellow", "high": "red"}
-_TOOL_COLUMNS = ("Name", "Source", "Read-only", "Risk", "Description")
-# Columns never wrapped: a name or an id cut in two cannot be copied.
-_NO_WRAP = frozenset({"Name", "Source", "Read-only", "Group", "Status", "Bundle"})
-# What SIMPLE_HEAD puts between two columns: the padding on each side and the blank divider.
-_COLUMN_GAP = 3
-# Narrower than this, a description wraps into a column of single words: rather let rich shrink
-# the other columns too, giving up alignment across groups.
-_LAST_COLUMN_MIN_WIDTH = 12
+# A tool's name is what the listing is for; its source id is left out first on a narrow line
+# (the name and the group's title say most of it, `--json` says all), then its description.
+TOOL_COLUMNS = (
+    Column("Name", "key"),
+    Column("Source", "key", drop_rank=1),
+    Column("Read-only", "value"),
+    Column("Risk", "value"),
+    Column("Description", "text", drop_rank=2),
+)
 
 #: A titled run of rows (``None``: no title line), each row one `Text` per column.
 TableGroup: TypeAlias = "tuple[str | None, Sequence[Sequence[Text]]]"
@@ -124,34 +127,46 @@ def print_tool_table(
                 Text(first_line(provider.description)),
             ]
         )
-    print_grouped_table(_TOOL_COLUMNS, groups)
+    print_grouped_table(TOOL_COLUMNS, groups)
 
 
-def print_grouped_table(columns: Sequence[str], groups: Sequence[TableGroup]) -> None:
+def print_grouped_table(columns: Sequence[Column], groups: Sequence[TableGroup]) -> None:
     """Print one table, its rows in titled groups, every column aligned across the groups.
 
     The header and the rule under it come once; each group's title (if any) is a bold line
     above its rows, and a blank line separates groups. rich cannot span a cell over several
-    columns, so each group is a table of its own: every column is given the same width in
-    all of them, the last one taking what is left of the line (and wrapping within it). On a
-    line too narrow for that, each group gets its own header, and rich lays it out alone.
+    columns, so each group is a table of its own, every column given the same width in all of
+    them (`plan_layout`): names and ids are never cut; on a narrow line the text wraps and the
+    columns marked droppable are left out, which a line under the table names. On a line too
+    narrow even for the names, each group gets its own header, and rich lays it out alone,
+    folding what does not fit.
     """
     from rich.text import Text
 
     output = console()
-    widths = _column_widths(columns, [row for _, rows in groups for row in rows], output.width)
-    if widths is not None:
-        output.print(_table(columns, widths, show_header=True))
+    cells = [[cell.plain for cell in row] for _, rows in groups for row in rows]
+    layout = plan_layout(columns, cells, output.width)
+    if layout.widths is not None:
+        output.print(_table(columns, layout, show_header=True))
     for index, (title, rows) in enumerate(groups):
         if index:
             output.print()
         if title is not None:
             # Not wrapped: a title is often a path, which must stay whole to be copied.
             output.print(Text(title, style="bold"), soft_wrap=True)
-        table = _table(columns, widths, show_header=widths is None)
+        table = _table(columns, layout, show_header=layout.widths is None)
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(row[shown] for shown in layout.shown))
         output.print(table)
+    if layout.dropped:
+        output.print()
+        output.print(
+            Text(
+                f"Not shown at {output.width} columns: {', '.join(layout.dropped)}; "
+                "--json shows all.",
+                style="dim",
+            )
+        )
 
 
 def print_tool_detail(provider: ToolProvider, origin: str | None = None) -> None:
@@ -242,30 +257,7 @@ def _styled_risk(provider: ToolProvider) -> Text:
     return Text(risk_label(provider), style=_RISK_STYLES.get(provider.risk.value, ""))
 
 
-def _column_widths(
-    columns: Sequence[str], rows: Sequence[Sequence[Text]], line_width: int
-) -> list[int] | None:
-    """Every column's width, the last one wrapping within what is left of the line.
-
-    ``None`` when what is left would be under `_LAST_COLUMN_MIN_WIDTH` (or under what the
-    last column needs, if less): then no width is fixed.
-    """
-    from rich.cells import cell_len
-
-    def needed(column: int) -> int:
-        cells = [row[column].plain for row in rows if column < len(row)]
-        lines = [line for cell in cells for line in cell.splitlines()]
-        return max([cell_len(columns[column]), *map(cell_len, lines)])
-
-    widths = [needed(column) for column in range(len(columns))]
-    left = line_width - sum(widths[:-1]) - _COLUMN_GAP * (len(columns) - 1)
-    if left < min(widths[-1], _LAST_COLUMN_MIN_WIDTH):
-        return None
-    widths[-1] = min(widths[-1], left)
-    return widths
-
-
-def _table(columns: Sequence[str], widths: Sequence[int] | None, *, show_header: bool) -> Table:
+def _table(columns: Sequence[Column], layout: Layout, *, show_header: bool) -> Table:
     from rich import box
     from rich.table import Table
 
@@ -277,7 +269,14 @@ def _table(columns: Sequence[str], widths: Sequence[int] | None, *, show_header:
         header_style="bold",
         show_header=show_header,
     )
-    for index, heading in enumerate(columns):
-        width = None if widths is None else widths[index]
-        table.add_column(heading, width=width, no_wrap=heading in _NO_WRAP)
+    for position, index in enumerate(layout.shown):
+        column = columns[index]
+        table.add_column(
+            column.heading,
+            width=None if layout.widths is None else layout.widths[position],
+            # A name cut in two cannot be copied; and nothing is ever cut with an ellipsis:
+            # what does not fit on a line too narrow to plan is folded onto the next.
+            no_wrap=column.kind == "key" and layout.widths is not None,
+            overflow="fold",
+        )
     return table

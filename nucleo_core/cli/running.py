@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, final, get_args, get_origin
 import click
 
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.preflight import check_seat
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
@@ -154,15 +155,18 @@ def discover_catalog() -> ModelCatalog:
 def resolve_seat(
     catalog: ModelCatalog, declaration: ThinkerDeclaration, pin: str | None
 ) -> ModelEntry:
-    """The entry a thinker is seated on: ``pin``, else the declared grade's.
+    """The entry a thinker is seated on: ``pin``, else the declared grade's; checked usable.
 
     Raises:
-        CommandError: The pin is malformed, or no entry is assigned to the grade.
+        CommandError: The pin is malformed, no entry is assigned to the grade, or what the
+            entry needs is missing (its SDK, its key): said before anything runs.
     """
     try:
-        return catalog.resolve(declaration, pin)
+        seat = catalog.resolve(declaration, pin)
     except ModelNotConfigured as exc:
         raise CommandError(str(exc)) from exc
+    check_seat(seat)
+    return seat
 
 
 def model_failure(error: Exception, seat: ModelEntry, thinker: str) -> CommandError:

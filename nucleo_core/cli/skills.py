@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nucleo_core.cli import render
+from nucleo_core.cli.columns import Column
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
 
@@ -17,7 +18,14 @@ if TYPE_CHECKING:
 
 __all__ = ["allowed_tools_label", "print_skill_table", "skill_summary", "skills"]
 
-_COLUMNS = ("Name", "Bundle", "Allowed tools", "Description")
+# On a narrow line the bundle goes first, then the description; never the tools a skill
+# allows, each a name to stay whole.
+_COLUMNS = (
+    Column("Name", "key"),
+    Column("Bundle", "key", drop_rank=1),
+    Column("Allowed tools", "value"),
+    Column("Description", "text", drop_rank=2),
+)
 
 
 @click.group(invoke_without_command=True)

@@ -14,15 +14,13 @@ own ``isError``) is never an exception: it is an error `MCPToolResult`, so that 
 
 from __future__ import annotations
 
+from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import MisuseError, NucleoError
 
 __all__ = ["MISSING_SDK", "MCPCollisionError", "MCPConfigError", "MCPServerUnavailable"]
 
-#: Why no MCP server starts without the ``mcp`` extra, and the fix.
-MISSING_SDK = (
-    "the MCP SDK is not installed, so no MCP server can be started; "
-    "install it with: pip install 'nucleo-core[mcp]'"
-)
+#: Why no MCP server starts without the ``mcp`` extra, and the fix (worded as every SDK's is).
+MISSING_SDK = missing_sdk("mcp")
 
 
 class MCPConfigError(MisuseError):

@@ -27,6 +27,7 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, final
 
+from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
@@ -68,7 +69,6 @@ __all__ = ["API_KEY_ENV", "AnthropicClient"]
 API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
 
 _PROVIDER: Final = "anthropic"
-_INSTALL_HINT: Final = 'pip install "nucleo-core[anthropic]"'
 
 _STOP_REASONS: Final[Mapping[str, StopReason]] = {
     "end_turn": StopReason.END_TURN,
@@ -149,10 +149,7 @@ class AnthropicClient:
         try:
             import anthropic
         except ImportError as exc:
-            raise ModelNotConfigured(
-                "Anthropic models need the anthropic SDK, which is not installed; "
-                f"install it with: {_INSTALL_HINT}"
-            ) from exc
+            raise ModelNotConfigured(missing_sdk("anthropic")) from exc
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV)
         if not key:
             raise ModelNotConfigured(

@@ -51,6 +51,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
 from urllib.parse import urlsplit
 
+from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
@@ -167,10 +168,7 @@ class OpenAIChatClient:
         try:
             import openai
         except ImportError as exc:
-            raise ModelNotConfigured(
-                f"The {provider} model adapter needs the openai SDK, which is not installed: "
-                'pip install "nucleo-core[openai]"'
-            ) from exc
+            raise ModelNotConfigured(missing_sdk("openai")) from exc
 
         official = base_url is None or _is_openai_endpoint(base_url)
         if official:

@@ -222,7 +222,7 @@ def test_without_the_sdk_the_commands_say_which_extra_to_install(project: Path) 
 
     listing = run("mcp")
     assert listing.returncode == 1
-    assert "pip install 'nucleo-core[mcp]'" in listing.stderr
+    assert "python3 -m pip install 'mcp>=2.3,<3'" in listing.stderr
     assert "Traceback" not in listing.stderr
     tools = run("tools")
     assert tools.returncode == 0, tools.stderr

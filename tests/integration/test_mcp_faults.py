@@ -313,7 +313,7 @@ def test_without_the_sdk_every_server_is_unavailable_with_the_fix(tmp_path: Path
         [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True
     )
     problem, outcome, text = done.stdout.splitlines()
-    fix = "install it with: pip install 'nucleo-core[mcp]'"
+    fix = "install it with: python3 -m pip install 'mcp>=2.3,<3'"
     assert problem.startswith("MCP server 'main' is unavailable: the MCP SDK is not installed")
     assert fix in problem
     assert outcome == "unavailable"

@@ -207,37 +207,47 @@ def test_tools_of_several_sources_are_listed_under_their_origin(tmp_path: Path) 
     assert lines[6].startswith("forecast ")
 
 
-def test_a_line_too_narrow_to_align_the_groups_gives_each_group_its_header(
-    tmp_path: Path,
-) -> None:
-    """On a narrow terminal each origin's tools get a header of their own instead of one shared."""
-    extra = write(
-        tmp_path,
-        "narrow.py",
-        """
-        from nucleo_core import tool
+LONG_NAMED = """
+    from nucleo_core import tool
 
-        @tool(read_only=True, risk="low")
-        def a_tool_with_a_rather_long_name(city: str) -> str:
-            '''When the sun rises in a city.'''
-            return "06:00"
-        """,
-    )
-    wide = CliRunner().invoke(
-        nucleo, ["tools", "--from", str(extra), "--from", WEATHER], env=PLAIN_ENV
-    )
-    narrow = CliRunner().invoke(
+    @tool(read_only=True, risk="low")
+    def a_tool_with_a_rather_long_name(city: str) -> str:
+        '''When the sun rises in a city.'''
+        return "06:00"
+    """
+
+
+def test_a_narrow_line_keeps_the_groups_aligned_and_every_name_whole(tmp_path: Path) -> None:
+    """At 70 columns one header still serves every origin, and each name is printed whole."""
+    extra = write(tmp_path, "narrow.py", LONG_NAMED)
+    result = CliRunner().invoke(
         nucleo,
         ["tools", "--from", str(extra), "--from", WEATHER],
         env={**PLAIN_ENV, "COLUMNS": "70"},
     )
-    assert wide.exit_code == narrow.exit_code == 0
-    assert [line.split()[0] for line in wide.output.splitlines() if line.startswith("Name ")] == [
-        "Name"
-    ]
-    headers = [line for line in narrow.output.splitlines() if line.startswith("Name ")]
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [line for line in lines if line.startswith("Name ")] == [lines[0]]
+    for name in ["a_tool_with_a_rather_long_name", *WEATHER_NAMES]:
+        assert any(line.split()[:1] == [name] for line in lines), name
+    assert "…" not in result.output
+
+
+def test_a_line_too_narrow_even_for_the_names_folds_them_and_cuts_nothing(tmp_path: Path) -> None:
+    """Narrower than a name, each origin gets its own header and names fold, never end in `…`."""
+    extra = write(tmp_path, "narrow.py", LONG_NAMED)
+    result = CliRunner().invoke(
+        nucleo,
+        ["tools", "--from", str(extra), "--from", WEATHER],
+        env={**PLAIN_ENV, "COLUMNS": "24"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    headers = [line for line in result.output.splitlines() if line.startswith("Name")]
     assert len(headers) == 2
-    assert narrow.output.splitlines()[0] == f"--from {extra}"
+    # The name column's pieces, line after line, spell the whole name.
+    first_cells = "".join(line.split()[0] for line in result.output.splitlines() if line.strip())
+    assert "a_tool_with_a_rather_long_name" in first_cells
 
 
 def test_tools_of_the_one_source_given_are_listed_without_a_title() -> None:
@@ -568,10 +578,11 @@ def test_show_fails_the_same_way_as_the_listing(tmp_path: Path) -> None:
 # -- the command itself -----------------------------------------------------------------------
 
 
-def test_version_prints_the_package_version() -> None:
-    """`nucleo --version` prints nucleo_core.__version__."""
-    result = run("--version")
-    assert result.exit_code == 0
+@pytest.mark.parametrize("option", ["-V", "--version"])
+def test_version_prints_the_package_version(option: str) -> None:
+    """`nucleo -V`, like `nucleo --version`, prints nucleo_core.__version__."""
+    result = run(option)
+    assert result.exit_code == 0, result.output
     assert result.output == f"nucleo, version {nucleo_core.__version__}\n"
 
 

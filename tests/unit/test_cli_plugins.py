@@ -1026,3 +1026,93 @@ def console_commands(text: str) -> Iterator[tuple[str, str]]:
             shown.append(line)
     if command is not None:
         yield command, "\n".join(shown)
+
+
+# -- narrow terminals ---------------------------------------------------------------------------
+
+
+def shown_or_named(output: str, headings: list[str]) -> None:
+    """Each heading is in the table's header, or named on the line saying what was left out."""
+    header = next(line for line in output.splitlines() if line.startswith(headings[0] + " "))
+    # The note may wrap on a narrow line: read it as one paragraph.
+    note = " ".join(output[output.find("Not shown at ") :].split())
+    for heading in headings:
+        assert heading in header or (note and heading in note), f"{heading!r} is lost"
+
+
+def assert_whole(output: str, width: int, names: list[str]) -> None:
+    """Every name appears whole, nothing is cut with an ellipsis, no line is wider than asked."""
+    assert "…" not in output
+    words = {word.strip(",") for line in output.splitlines() for word in line.split()}
+    for name in names:
+        assert name in words, f"{name!r} is not shown whole at {width} columns:\n{output}"
+    assert max(map(len, output.splitlines())) <= width
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_plugins_at_60_and_80_columns_shows_every_name_whole(site: Any, width: int) -> None:
+    """`nucleo plugins` on a narrow terminal cuts no entry point nor tool name; it drops columns."""
+    install_weather_pack(site)
+    install_broken_pack(site)
+    install_skilljar(site)
+    result = run("plugins", COLUMNS=str(width))
+    assert result.exit_code == 0, result.output
+    assert_whole(
+        result.output,
+        width,
+        ["acme-weather", "acme-radar", "acme-skills", "current_weather", "subscribe_alerts"],
+    )
+    shown_or_named(result.output, ["Name", "Group", "Distribution", "Status", "Details"])
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_tools_at_60_and_80_columns_shows_every_tool_name_whole(site: Any, width: int) -> None:
+    """`nucleo tools` on a narrow terminal shows `current_weather`, never `current_weath…`."""
+    install_weather_pack(site)
+    install_clock_plugin(site)
+    result = run(
+        "tools", "--from", str(REPO / "docs" / "examples" / "weather.py"), COLUMNS=str(width)
+    )
+    assert result.exit_code == 0, result.output
+    names = ["current_weather", "forecast", "subscribe_alerts", "clock", "set_alert"]
+    assert_whole(result.output, width, [*names, "clear_alerts"])
+    shown_or_named(result.output, ["Name", "Source", "Read-only", "Risk", "Description"])
+
+
+def test_tools_at_80_columns_leaves_out_the_source_ids_first_and_says_so(site: Any) -> None:
+    """At 80 columns the Source column goes (named under the table) and the descriptions stay."""
+    install_weather_pack(site)
+    result = run("tools", COLUMNS="80")
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("Name "))
+    assert header.split() == ["Name", "Read-only", "Risk", "Description"]
+    assert "Say what the weather is like in a city right now." in " ".join(result.output.split())
+    assert result.output.rstrip().endswith("Not shown at 80 columns: Source; --json shows all.")
+    wide = run("tools", COLUMNS="120")
+    assert "Not shown" not in wide.output
+    assert "native:current_weather" in wide.output
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_skills_at_60_and_80_columns_shows_every_skill_and_tool_name_whole(
+    site: Any, width: int
+) -> None:
+    """`nucleo skills` on a narrow terminal cuts no skill name nor allowed tool's name."""
+    install_skilljar(site)
+    result = run("skills", COLUMNS=str(width))
+    assert result.exit_code == 0, result.output
+    assert_whole(result.output, width, ["weather-report", "storm-warning", "current_weather"])
+    shown_or_named(result.output, ["Name", "Bundle", "Allowed tools", "Description"])
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_catalog_at_60_and_80_columns_shows_every_name_whole(
+    site: Any, thinkers: Path, width: int
+) -> None:
+    """`nucleo catalog` on a narrow terminal cuts no tool nor skill name in any of its tables."""
+    install_weather_pack(site)
+    install_skilljar(site)
+    result = run("catalog", "clitest_thinkers:Forecaster", COLUMNS=str(width))
+    assert result.exit_code == 0, result.output
+    names = ["note", "request_tools", "request_skill", "current_weather", "weather-report"]
+    assert_whole(result.output, width, [*names, "storm-warning"])
