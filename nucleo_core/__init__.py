@@ -5,6 +5,7 @@ provider SDK: those are imported when first used. A plugin author imports `hooki
 `Verdict` for admission hooks) from here.
 """
 
+from nucleo_core.conversations.errors import ConversationBusy
 from nucleo_core.errors import (
     CorrectableError,
     InvalidToolInput,
@@ -79,6 +80,7 @@ __all__ = [
     "ChatThinker",
     "ClassToolProvider",
     "ContentEvent",
+    "ConversationBusy",
     "CorrectableError",
     "Depth",
     "ExecutionPolicy",

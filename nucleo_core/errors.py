@@ -20,7 +20,8 @@ Errors are kept apart by who has to act on them::
     │   ├── SkillFormatError        (nucleo_core.skills) a skill folder breaks the Agent Skills
     │   │                           layout; SkillCollisionError: two bundles, one skill name
     │   ├── ConversationError       (nucleo_core.conversations) ConversationStoreError,
-    │   │                           ConversationClosedError, ConversationConflict
+    │   │                           ConversationClosedError, ConversationConflict,
+    │   │                           ConversationBusy: another process writes the conversation
     │   └── MCPConfigError          (nucleo_core.mcp) a server misconfigured; MCPCollisionError:
     │                               two servers, one tool name (the fix: a prefix)
     ├── ModelError                  a model provider did not answer usably

@@ -10,6 +10,8 @@
   a sub-thinker is handed.
 - `ConversationContext.rollback_to_last_user_utterance` is the abnormal-end discipline: the
   partial turn goes and a `Marker` records why.
+- One process writes a durable conversation at a time: opening one held elsewhere raises
+  `ConversationBusy`, naming the holder; a dead holder's conversation is taken over.
 
 Importing this package imports neither ``sqlite3`` nor pydantic.
 """
@@ -36,6 +38,7 @@ from nucleo_core.conversations.errors import (
     ArtifactNotFound,
     ArtifactPathError,
     ArtifactSearchError,
+    ConversationBusy,
     ConversationClosedError,
     ConversationConflict,
     ConversationError,
@@ -69,6 +72,7 @@ __all__ = [
     "ArtifactStore",
     "ArtifactToolProvider",
     "CompactionResult",
+    "ConversationBusy",
     "ConversationClosedError",
     "ConversationConflict",
     "ConversationContext",

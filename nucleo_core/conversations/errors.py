@@ -7,8 +7,10 @@
         ├── ConversationStoreError  the store or one of its records is unusable (corrupt,
         │                           unwritable, a value that cannot be stored)
         ├── ConversationClosedError a closed conversation was asked to change
-        └── ConversationConflict    a conversation changed under an operation, or was opened
-                                    in a mode it does not have
+        ├── ConversationConflict    a conversation changed under an operation, or was opened
+        │                           in a mode it does not have
+        └── ConversationBusy        another process (or another service of this one) is
+                                    writing the conversation; names it: pid, host, since when
     CorrectableError
     └── ArtifactError               an artifact tool call the model can correct
         ├── ArtifactNotFound        no artifact of that id; lists the ids there are
@@ -22,6 +24,7 @@ the artifact, never the text the model sent nor large content.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from nucleo_core.errors import CorrectableError, MisuseError
 
@@ -30,6 +33,7 @@ __all__ = [
     "ArtifactNotFound",
     "ArtifactPathError",
     "ArtifactSearchError",
+    "ConversationBusy",
     "ConversationClosedError",
     "ConversationConflict",
     "ConversationError",
@@ -59,6 +63,60 @@ class ConversationClosedError(ConversationError):
 
 class ConversationConflict(ConversationError):
     """A conversation changed under an operation, or was opened in a mode it does not have."""
+
+
+class ConversationBusy(ConversationError):
+    """Another writer holds the conversation: one process writes a conversation at a time.
+
+    Raised by `ConversationService.open` (durable), `ConversationService.make_durable` and
+    `ConversationService.delete` while another process, or another `ConversationService` of
+    this process on the same file, has the conversation open for writing. Nothing was read or
+    changed: retry once the holder closed the conversation (a thinker closes it at the end of
+    each run or turn) or ended. A holder that died holds nothing: its hold is a kernel lock,
+    released when its process ends however it ends.
+
+    Attributes:
+        conversation_id: The conversation asked for.
+        pid: The holder's process id, or ``None`` when the holder left no record of itself.
+        host: The holder's host name, or ``None`` likewise.
+        since: When the holder opened the conversation (UTC), or ``None`` likewise.
+        this_process: Whether the holder is this very process (another service on the file).
+    """
+
+    def __init__(
+        self,
+        conversation_id: str,
+        *,
+        pid: int | None,
+        host: str | None,
+        since: datetime | None,
+        this_process: bool = False,
+    ) -> None:
+        self.conversation_id = conversation_id
+        self.pid = pid
+        self.host = host
+        self.since = since
+        self.this_process = this_process
+        when = f", since {since.isoformat(timespec='seconds')}" if since is not None else ""
+        if this_process:
+            message = (
+                f"conversation {conversation_id} is already open for writing in this process "
+                f"(pid {pid}{when}), by another ConversationService on the same file: open it "
+                "through that service, or close it there first"
+            )
+        else:
+            holder = (
+                f"pid {pid} on host {host}{when}"
+                if pid is not None
+                else "a process that left no record of itself"
+            )
+            message = (
+                f"conversation {conversation_id} is open for writing in another process "
+                f"({holder}); one process writes a conversation at a time: wait until that "
+                "process ends its turn and closes the conversation, or end that process, then "
+                "open it again"
+            )
+        super().__init__(message)
 
 
 class ArtifactError(CorrectableError):

@@ -16,6 +16,7 @@ from nucleo_core.conversations.journal import ConversationSnapshot
 
 if TYPE_CHECKING:
     from nucleo_core.conversations.sqlite_store import SQLiteConversationStore
+    from nucleo_core.conversations.writer_hold import WriterHold
     from nucleo_core.tools.registry import ToolRegistry
 
 __all__ = ["CONVERSATIONS_ENVIRONMENT_VARIABLE", "ConversationService", "default_store_path"]
@@ -50,8 +51,16 @@ class ConversationService:
       that only runs temporary conversations touches no disk. ``":memory:"`` keeps durable
       conversations in an in-memory database instead, for as long as the service runs.
     - A conversation open in this service is one object: opening its id again returns it.
-    - Safe from several threads (one SQLite connection behind a lock). One process should
-      write a given conversation at a time; several may read the same file.
+    - **One writer per durable conversation.** While a durable conversation is open here, this
+      service holds it: opening it for writing anywhere else (another process, or another
+      service on the same file in this process) raises `ConversationBusy`, which names the
+      holder (pid, host, since when). The hold ends when the conversation is closed (a thinker
+      closes it at the end of each run or turn), at `shutdown`, at process exit, and when the
+      process dies however it dies: its hold is a kernel lock (see `writer_hold`), so the next
+      opener takes over a dead holder's conversation, and only then a
+      `ReactiveThinker` rolls back the turn the dead holder had left in progress.
+    - Safe from several threads (one SQLite connection behind a lock). Several services and
+      processes may read the same file.
 
     Use the service as a context manager, or call `shutdown`, to close the database.
 
@@ -59,12 +68,13 @@ class ConversationService:
         path: The SQLite file; see `default_store_path` for the default.
     """
 
-    __slots__ = ("_lock", "_open", "_store", "path")
+    __slots__ = ("_holds", "_lock", "_open", "_store", "path")
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path: str = os.fspath(path) if path is not None else os.fspath(default_store_path())
         self._store: SQLiteConversationStore | None = None
         self._open: dict[str, ConversationContext] = {}
+        self._holds: dict[str, WriterHold] = {}
         self._lock = threading.RLock()
 
     # -- conversations ----------------------------------------------------------------------
@@ -80,7 +90,13 @@ class ConversationService:
             durable: Keep the conversation in the store. A stored id is loaded with everything
                 it holds; an unknown one is created (and stored) now.
 
+        A durable conversation is held by this service until it is closed (see the class):
+        it is loaded once the hold is taken, so it holds whatever its previous writer
+        committed.
+
         Raises:
+            ConversationBusy: ``durable`` is true and another process, or another service of
+                this process, has the conversation open for writing.
             ConversationConflict: The id names a durable conversation and ``durable`` is false,
                 or a temporary one open here and ``durable`` is true (see `make_durable`).
             ConversationStoreError: The store cannot be opened or holds a corrupt record of the
@@ -96,11 +112,19 @@ class ConversationService:
                 return context
             if durable:
                 store = self._journal()
-                snapshot = store.load(conversation_id)
-                if snapshot is None:
-                    snapshot = ConversationSnapshot(id=conversation_id, created=datetime.now(UTC))
-                    store.create(snapshot)
+                hold = store.hold(conversation_id)
+                try:
+                    snapshot = store.load(conversation_id)
+                    if snapshot is None:
+                        snapshot = ConversationSnapshot(
+                            id=conversation_id, created=datetime.now(UTC)
+                        )
+                        store.create(snapshot)
+                except BaseException:
+                    self._release(store, hold)
+                    raise
                 context = ConversationContext._restore(snapshot, store)
+                self._keep_hold(conversation_id, hold)
             else:
                 if self._store_if_any() is not None and self._journal().exists(conversation_id):
                     raise _mode_conflict(conversation_id, durable=True)
@@ -112,8 +136,8 @@ class ConversationService:
         """End this use of ``context``: a temporary one is discarded, a durable one kept.
 
         A durable context has nothing left to write (every change was committed as it was
-        made). The context is closed either way: it can be read, not changed. Closing twice
-        is harmless.
+        made); this service's hold of it ends. The context is closed either way: it can be
+        read, not changed. Closing twice is harmless.
 
         Args:
             context: The context to close.
@@ -124,6 +148,7 @@ class ConversationService:
             with self._lock:
                 if self._open.get(context.id) is context:
                     del self._open[context.id]
+                    self._release(self._store, self._holds.pop(context.id, None))
                 context._close()
         finally:
             if registry is not None:
@@ -132,7 +157,11 @@ class ConversationService:
     def make_durable(self, context: ConversationContext) -> None:
         """Store a temporary ``context`` with everything it holds, and keep it from now on.
 
+        From now on this service holds it, as it holds every durable conversation open here.
+
         Raises:
+            ConversationBusy: Another process, or another service of this process, has a
+                conversation of that id open for writing.
             ConversationConflict: A different conversation of that id is stored already.
             ConversationClosedError: The context was closed.
             ConversationStoreError: The context could not be stored.
@@ -141,27 +170,47 @@ class ConversationService:
             if context.durable:
                 return
             store = self._journal()
-            if store.exists(context.id):
-                raise ConversationConflict(
-                    f"a durable conversation {context.id} is stored already; "
-                    "open it with durable=True instead"
-                )
-            context._bind(store)
-            self._open.setdefault(context.id, context)
+            if context.id in self._holds:
+                raise _stored_already(context.id)
+            hold = store.hold(context.id)
+            try:
+                if store.exists(context.id):
+                    raise _stored_already(context.id)
+                context._bind(store)
+            except BaseException:
+                self._release(store, hold)
+                raise
+            if self._open.setdefault(context.id, context) is context:
+                self._keep_hold(context.id, hold)
+            else:  # another context of that id is open here; it is not this one's to hold
+                self._release(store, hold)
 
     def delete(self, conversation_id: str) -> bool:
         """Delete the conversation (stored or open) and everything kept with it.
 
-        An open context of that id is closed first.
+        An open context of that id is closed first. A stored conversation is held while it
+        is deleted, so one open for writing elsewhere is not deleted under its writer.
 
         Returns:
             Whether there was anything to delete.
+
+        Raises:
+            ConversationBusy: Another process, or another service of this process, has the
+                conversation open for writing.
         """
         with self._lock:
-            context = self._open.pop(conversation_id, None)
+            store = self._store_if_any()
+            hold = self._holds.pop(conversation_id, None)
+            context = self._open.get(conversation_id)
+            if hold is None and store is not None and store.exists(conversation_id):
+                hold = store.hold(conversation_id)  # before closing anything here
+            self._open.pop(conversation_id, None)
             if context is not None:
                 context._close()
-            stored = self._store_if_any() is not None and self._journal().delete(conversation_id)
+            try:
+                stored = store is not None and store.delete(conversation_id)
+            finally:
+                self._release(store, hold, forget=True)
             return stored or context is not None
 
     def exists(self, conversation_id: str) -> bool:
@@ -190,6 +239,7 @@ class ConversationService:
             for context in list(self._open.values()):
                 context._close()
             self._open.clear()
+            self._holds.clear()  # closing the store releases them
             store, self._store = self._store, None
             if store is not None:
                 store.close()
@@ -216,6 +266,17 @@ class ConversationService:
             self._store = SQLiteConversationStore(self.path)
         return self._store
 
+    def _keep_hold(self, conversation_id: str, hold: WriterHold | None) -> None:
+        if hold is not None:
+            self._holds[conversation_id] = hold
+
+    @staticmethod
+    def _release(
+        store: SQLiteConversationStore | None, hold: WriterHold | None, *, forget: bool = False
+    ) -> None:
+        if store is not None and hold is not None:
+            store.release(hold, forget=forget)
+
     def _store_if_any(self) -> SQLiteConversationStore | None:
         """The store, when there is anything stored to consult (without creating the file)."""
         if self._store is not None:
@@ -233,4 +294,11 @@ def _mode_conflict(conversation_id: str, durable: bool) -> ConversationConflict:
     return ConversationConflict(
         f"conversation {conversation_id} is open as a temporary conversation: use "
         "make_durable(context) to keep it"
+    )
+
+
+def _stored_already(conversation_id: str) -> ConversationConflict:
+    return ConversationConflict(
+        f"a durable conversation {conversation_id} is stored already; "
+        "open it with durable=True instead"
     )

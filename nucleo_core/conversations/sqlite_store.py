@@ -9,17 +9,23 @@ imports ``sqlite3``.
 - **Transactions**: every journal call is one ``BEGIN IMMEDIATE`` ... ``COMMIT``; a failure
   rolls the whole change back and raises `ConversationStoreError`.
 - **Threads**: one connection, shared by every thread under a lock.
+- **One writer per conversation**: `hold` takes a conversation's `WriterHold` (a kernel lock
+  on a file beside the store, its holder recorded in the ``writers`` table) or raises
+  `ConversationBusy` naming the holder; `release` gives it back. See `writer_hold`.
 - **Schema**: versioned by ``PRAGMA user_version``; a file written by a later schema is refused
-  rather than misread. Messages, carried states and metadata are stored as the JSON records of
-  `message_codec`.
+  rather than misread, and one of an earlier version is migrated when first opened. Messages,
+  carried states and metadata are stored as the JSON records of `message_codec`.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -36,6 +42,7 @@ from nucleo_core.conversations.message_codec import (
     encode_carried,
     encode_message,
 )
+from nucleo_core.conversations.writer_hold import WriterHold, busy, lock_path, try_lock, unlock
 
 if TYPE_CHECKING:
     from nucleo_core.models.messages import Message
@@ -44,10 +51,26 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
 
 #: The schema this module writes; a file of a later version is refused.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 MEMORY = ":memory:"
 
+logger = logging.getLogger("nucleo.conversations")
+
+#: Who writes each conversation held now (version 2). Not tied to ``conversations``: a hold is
+#: taken before the conversation it holds is created. A row whose lock is free is a holder that
+#: ended without releasing (it died); the next holder replaces it.
+_WRITERS = """
+CREATE TABLE writers (
+    conversation_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    since TEXT NOT NULL
+) WITHOUT ROWID
+"""
+
+#: The tables of version 1; version 2 adds `_WRITERS`.
 _SCHEMA = """
 CREATE TABLE conversations (
     id TEXT PRIMARY KEY,
@@ -102,13 +125,14 @@ class SQLiteConversationStore:
             ``":memory:"`` for a database that lives as long as this store.
     """
 
-    __slots__ = ("_closed", "_connection", "_lock", "path")
+    __slots__ = ("__weakref__", "_closed", "_connection", "_holds", "_lock", "path")
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._connection: sqlite3.Connection | None = None
         self._closed = False
         self._lock = threading.RLock()
+        self._holds: dict[str, WriterHold] = {}
 
     # -- the connection -----------------------------------------------------------------------
 
@@ -117,16 +141,21 @@ class SQLiteConversationStore:
         return self._connection is not None or (self.path != MEMORY and Path(self.path).exists())
 
     def close(self) -> None:
-        """Close the connection; the store cannot be used afterwards."""
+        """Release every hold, close the connection; the store cannot be used afterwards."""
         with self._lock:
+            self._release_all()
             self._closed = True
             connection, self._connection = self._connection, None
             if connection is not None:
                 connection.close()
+            _HOLDING.discard(self)
 
     def __del__(self) -> None:
         # A store dropped without `close` (a service never shut down) closes its connection
         # here, so that Python 3.13+ does not warn about it; everything was committed already.
+        # Its locks go with it (their records stay, to be replaced by the next holder).
+        for hold in list(getattr(self, "_holds", {}).values()):
+            unlock(hold)
         connection = getattr(self, "_connection", None)
         if connection is not None:
             connection.close()
@@ -174,6 +203,9 @@ class SQLiteConversationStore:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         connection.execute(statement)
+            if version < 2:  # version 2 added who writes each conversation
+                connection.execute(_WRITERS)
+            if version < SCHEMA_VERSION:
                 connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -181,8 +213,12 @@ class SQLiteConversationStore:
         connection.execute("COMMIT")
 
     @contextmanager
-    def _transaction(self, doing: str, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+    def _transaction(
+        self, doing: str, *, write: bool = True, reopen: bool = True
+    ) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if not reopen and self._connection is None:
+                raise ConversationStoreError(f"cannot {doing}: the store is not open")
             connection = self._connect()
             try:
                 connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -196,6 +232,102 @@ class SQLiteConversationStore:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise ConversationStoreError(f"cannot {doing}: {exc}") from exc
+
+    # -- the one writer -------------------------------------------------------------------------
+
+    def hold(self, conversation_id: str) -> WriterHold | None:
+        """Take the writer's hold of ``conversation_id`` for this store, until `release`.
+
+        An in-memory store needs none (no other process sees it): ``None``. A hold found left
+        by a holder that ended without releasing it (it died) is taken over, with a warning
+        naming that holder.
+
+        Raises:
+            ConversationBusy: Another process, or another store of this process, holds it.
+            ConversationStoreError: The store or the lock file cannot be used.
+        """
+        if self.path == MEMORY:
+            return None
+        path = lock_path(self.path, conversation_id)
+        fd: int | None = None
+        hold: WriterHold | None = None
+        try:
+            # One write transaction around the lock and its record: an opener that finds the
+            # lock taken reads the record of whoever took it, never a half-written one.
+            with self._transaction(f"open conversation {conversation_id} for writing") as db:
+                record = db.execute(
+                    "SELECT pid, host, since FROM writers WHERE conversation_id = ?",
+                    (conversation_id,),
+                ).fetchone()
+                fd = try_lock(path, conversation_id)
+                if fd is None:
+                    raise busy(conversation_id, record)
+                hold = WriterHold(conversation_id=conversation_id, lock_file=path, fd=fd)
+                db.execute(
+                    "INSERT OR REPLACE INTO writers (conversation_id, token, pid, host, since) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (conversation_id, hold.token, hold.pid, hold.host, hold.since.isoformat()),
+                )
+        except BaseException:  # the record was not committed: give the lock back
+            if hold is not None:
+                unlock(hold)
+            elif fd is not None:
+                os.close(fd)
+            raise
+        with self._lock:
+            self._holds[hold.token] = hold
+            _HOLDING.add(self)
+        if record is not None:
+            pid, host, since = record
+            logger.warning(
+                "conversation %s: its previous writer (pid %s on host %s, since %s) ended "
+                "without closing it; this process (pid %d) takes it over",
+                conversation_id,
+                pid,
+                host,
+                since,
+                hold.pid,
+            )
+        return hold
+
+    def release(self, hold: WriterHold, *, forget: bool = False) -> None:
+        """Give ``hold`` back; never raises (a failure is logged, and the lock released anyway).
+
+        Args:
+            hold: A hold this store took.
+            forget: Remove the lock file too (the conversation was deleted).
+        """
+        with self._lock:
+            if self._holds.pop(hold.token, None) is None or not hold.held:
+                unlock(hold)
+                return
+            try:
+                # The lock is released inside the transaction that deletes its record, so no
+                # opener sees it taken with no record, nor free with this record still there.
+                with self._transaction(
+                    f"release conversation {hold.conversation_id}", reopen=False
+                ) as db:
+                    db.execute(
+                        "DELETE FROM writers WHERE conversation_id = ? AND token = ?",
+                        (hold.conversation_id, hold.token),
+                    )
+                    if forget:
+                        hold.lock_file.unlink(missing_ok=True)
+                    unlock(hold)
+            except (ConversationStoreError, OSError):
+                logger.warning(
+                    "conversation %s: could not clear its writer record (the next writer "
+                    "replaces it)",
+                    hold.conversation_id,
+                    exc_info=True,
+                )
+            finally:
+                unlock(hold)
+
+    def _release_all(self) -> None:
+        with self._lock:
+            for hold in list(self._holds.values()):
+                self.release(hold)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -359,6 +491,17 @@ class SQLiteConversationStore:
         with self._transaction(f"delete conversation {conversation_id}") as db:
             cursor = db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
             return cursor.rowcount > 0
+
+
+#: The stores holding a conversation now, released at exit: a process that ends without
+#: closing its service leaves no record of itself as a writer that ended abnormally.
+_HOLDING: weakref.WeakSet[SQLiteConversationStore] = weakref.WeakSet()
+
+
+@atexit.register
+def _release_at_exit() -> None:
+    for store in list(_HOLDING):
+        store._release_all()
 
 
 # -- writing helpers -----------------------------------------------------------------------------

@@ -76,10 +76,10 @@ def test_public_submodules_keep_a_sorted_all(module_name: str) -> None:
 
 def test_the_facade_re_exports_the_same_objects_as_the_modules() -> None:
     """A name exported by the package is the very object its defining module exports."""
-    from nucleo_core import errors, tools
+    from nucleo_core import conversations, errors, tools
 
     for name in nucleo_core.__all__:
-        for module in (errors, tools):
+        for module in (conversations, errors, tools):
             if name in module.__all__:
                 assert getattr(nucleo_core, name) is getattr(module, name), name
 
