@@ -60,13 +60,13 @@ __all__ = [
     "survey",
 ]
 
-# On a narrow line the tool count goes first, then the transport (as configured, so known);
-# never the status nor the last error, which are what the check is for.
+# On a narrow line the transport goes (it is as configured, so known); never the status, the
+# tool count nor the last error, which are what the check is for.
 _COLUMNS = (
     Column("Server", "key"),
-    Column("Transport", "text", drop_rank=2),
+    Column("Transport", "text", drop_rank=1),
     Column("Status", "value"),
-    Column("Tools", "value", drop_rank=1),
+    Column("Tools", "value"),
     Column("Last error", "text"),
 )
 _STATE_STYLES = {"ready": "green", "failed": "red", "restarting": "yellow", "starting": "yellow"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -100,3 +101,35 @@ def test_ask_without_any_model_explains_how_to_configure_one(tmp_path: Path) -> 
     assert result.returncode == 2
     assert "[tool.nucleo.models.grades]" in result.stderr
     assert "--model" in result.stderr or "pin a model" in result.stderr
+
+
+def test_ask_json_prints_the_model_the_answer_why_it_stopped_and_the_tokens(
+    tmp_path: Path,
+) -> None:
+    """`ask --json` prints one object with stable keys, as every other listing's --json does."""
+    with wire_server() as server:
+        server.replies.append(Reply.json(_completion("Paris.")))
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        result = _nucleo("ask", "Capital of France?", "--model", entry, "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "model": entry,
+        "answer": "Paris.",
+        "stop_reason": "end_turn",
+        "usage": {
+            "input_tokens": 9,
+            "output_tokens": 3,
+            "cache_read_tokens": 0,
+            "cache_write_tokens": 0,
+        },
+        "corrections": 0,
+        "escalations": 0,
+    }
+
+
+def test_ask_json_reports_a_failure_as_an_error_line_not_json(tmp_path: Path) -> None:
+    """A failure under --json is one `Error:` line on stderr, exit code 2, nothing on stdout."""
+    result = _nucleo("ask", "hi", "--model", "mistral:large", "--json", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: Model id 'mistral:large' names no known provider.")
