@@ -12,20 +12,22 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
+import signal
 import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any, Literal, TextIO, TypeAlias
+from typing import IO, Any, BinaryIO, Literal, TypeAlias
 
 import anyio
 import httpx2
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from nucleo_core import __version__
 from nucleo_core.mcp._results import to_result
+from nucleo_core.mcp._stdio import stdio_transport
 from nucleo_core.mcp.config import MCPServerConfig
 from nucleo_core.mcp.errors import MCPServerUnavailable
 from nucleo_core.mcp.result import MCPToolResult
@@ -49,8 +51,15 @@ PROBE_TIMEOUT = 5.0
 #: How long past its timeout a call may take in all, its request's write included (the
 #: SDK's clock starts once the request is written, and then sends the server a cancel).
 WRITE_GRACE = 2.0
-#: The stderr lines kept for a report.
-STDERR_LINES = 20
+#: A server's stderr tail, as reported: at most this many lines...
+STDERR_LINES = 40
+#: ...of at most this many bytes in all (UTF-8)...
+STDERR_BYTES = 8192
+#: ...each line at most this long, an over-long one cut and marked with CUT.
+STDERR_LINE_BYTES = 1024
+CUT = "[…]"
+#: How much of the end of its stderr file is read for the tail (never the whole file).
+STDERR_WINDOW = 64 * 1024
 #: At most this many ``tools/list`` pages are read (a paginator that never ends cannot hang).
 MAX_PAGES = 100
 #: How long closing waits for a session's task (the stdio shutdown escalates within ~6 s).
@@ -173,7 +182,7 @@ class ServerSession:
         config = self.config
         errlog = (
             # Closed in the finally below, after the tail is read; the child writes to its fd.
-            tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
+            tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115
             if config.command is not None
             else None
         )
@@ -233,7 +242,7 @@ class ServerSession:
                 errlog.close()
 
     @contextlib.asynccontextmanager
-    async def _connect(self, errlog: TextIO | None) -> AsyncIterator[Client]:
+    async def _connect(self, errlog: BinaryIO | None) -> AsyncIterator[Client]:
         config = self.config
         if config.command is not None:
             assert errlog is not None
@@ -243,7 +252,9 @@ class ServerSession:
                 env=config.environment() or None,
                 cwd=config.cwd,
             )
-            transport = stdio_client(parameters, errlog=errlog)
+            # nucleo's own stdio transport: the server in a process group of its own, the
+            # whole group stopped whenever the session ends.
+            transport = stdio_transport(parameters, errlog, on_exit=self._exited)
             async with self._client_over(transport) as client:
                 yield client
             return
@@ -383,6 +394,13 @@ class ServerSession:
             self._client = None  # no new call goes to a broken session
             self._wake.set()
 
+    def _exited(self, returncode: int) -> None:
+        """The server process exited by itself: the session is broken, restart it now."""
+        if self._broken is None:
+            self._broken = _exit_reason(returncode)
+        self._client = None  # no new call goes to a server that is gone
+        self._wake.set()
+
     def _probe(self, client: Client) -> None:
         """After a timeout, check in the background that the server still answers at all."""
 
@@ -392,6 +410,11 @@ class ServerSession:
                     await client.list_tools()
             except Exception:
                 self._mark_broken(client, "it stopped answering (a call hung past its timeout)")
+            else:
+                logger.debug(
+                    "MCP server '%s' still answers after a call timed out: not restarted",
+                    self.config.name,
+                )
 
         task = asyncio.get_running_loop().create_task(probe())
         self._background.add(task)
@@ -422,7 +445,7 @@ class ServerSession:
                 "closing MCP server '%s' failed", self.config.name, exc_info=task.exception()
             )
 
-    def _unavailable(self, reason: str, errlog: TextIO | None = None) -> MCPServerUnavailable:
+    def _unavailable(self, reason: str, errlog: BinaryIO | None = None) -> MCPServerUnavailable:
         tail = _tail(errlog) if errlog is not None else self.stderr_tail
         return MCPServerUnavailable(
             self.config.name, reason, command=self.config.describe(), stderr_tail=tail
@@ -478,10 +501,50 @@ def _reason(exc: BaseException, config: MCPServerConfig) -> str:
     return f"{type(leaf).__name__}: {leaf}"
 
 
-def _tail(errlog: TextIO) -> str:
+def _exit_reason(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"its process was killed by {name}"
+    return f"its process exited with code {returncode}"
+
+
+def _tail(errlog: IO[bytes]) -> str:
+    """The end of a server's stderr, bounded: STDERR_LINES lines, STDERR_BYTES bytes in all.
+
+    Only the last STDERR_WINDOW bytes of the file are read (a server may write gigabytes). A
+    line longer than STDERR_LINE_BYTES keeps its start and ends in CUT; a line that began
+    before the window starts with CUT.
+    """
     try:
-        errlog.seek(0)
-        lines = errlog.read().splitlines()
+        size = errlog.seek(0, os.SEEK_END)
+        # One byte before the window too: whether its first line starts there.
+        start = max(0, size - STDERR_WINDOW - 1)
+        errlog.seek(start)
+        window = errlog.read(STDERR_WINDOW + 1)
     except (OSError, ValueError):
         return ""
-    return "\n".join(lines[-STDERR_LINES:])
+    whole = start == 0 or window[:1] in (b"\n", b"\r")
+    lines = window[0 if start == 0 else 1 :].decode("utf-8", errors="replace").splitlines()
+    if not whole and lines:
+        lines[0] = f"{CUT} {lines[0]}"  # its start lies before the window
+    kept: list[str] = []
+    budget = STDERR_BYTES
+    for line in reversed(lines[-STDERR_LINES:]):
+        line = _cut(line, STDERR_LINE_BYTES)
+        budget -= len(line.encode()) + (1 if kept else 0)  # its newline
+        if budget < 0:
+            break
+        kept.append(line)
+    return "\n".join(reversed(kept))
+
+
+def _cut(line: str, limit: int) -> str:
+    """``line`` if it fits in ``limit`` bytes, else its start and CUT within them."""
+    encoded = line.encode()
+    if len(encoded) <= limit:
+        return line
+    room = limit - len(CUT.encode()) - 1
+    return encoded[:room].decode(errors="ignore") + " " + CUT

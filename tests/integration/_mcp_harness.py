@@ -2,17 +2,25 @@
 
 The servers under ``_mcp_servers/`` are real MCP servers written with the SDK's own server API,
 run as subprocesses. `children` reads the process table (``/proc``) for processes whose parent
-is the test process, so a test can check that closing left none behind.
+is the test process, so a test can check that closing left none behind; `Process` follows one
+process that is not a child of the test (a server's own child), by pid and start time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +60,22 @@ def stdio(
     return MCPServerConfig(name=name, command=sys.executable, args=arguments, **settings)
 
 
+def wait_for_file(path: Path, timeout: float = 30.0) -> None:
+    """Wait until ``path`` exists (a server created it: the call reached it)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} was not created within {timeout:g} s"
+        time.sleep(0.02)
+
+
+async def await_file(path: Path, timeout: float = 30.0) -> None:
+    """`wait_for_file` for a coroutine: the event loop runs on while it waits."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} was not created within {timeout:g} s"
+        await asyncio.sleep(0.02)
+
+
 def children() -> dict[int, str]:
     """The processes whose parent is this process, by pid, with their state letter."""
     found: dict[int, str] = {}
@@ -79,6 +103,55 @@ def wait_for_no_children(allowed: set[int], timeout: float = 10.0) -> dict[int, 
         time.sleep(0.05)
 
 
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` from the state on (``None``: no such process)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2 :].split()  # the command name may hold spaces and ")"
+
+
+@dataclass(frozen=True)
+class Process:
+    """One process in the process table, told apart from a later one reusing its pid."""
+
+    pid: int
+    #: Its start time (``/proc/<pid>/stat`` field 22), fixed for the life of the process.
+    started: str
+
+    @classmethod
+    def of(cls, pid: int) -> Process:
+        """The process running now under ``pid``."""
+        fields = _stat(pid)
+        assert fields is not None, f"no process {pid} is running"
+        return cls(pid, fields[19])
+
+    def running(self) -> bool:
+        """Whether it still runs: present, the same process, and not a zombie.
+
+        An exited process whose parent died stays a zombie until init reaps it, which not
+        every container's init does.
+        """
+        fields = _stat(self.pid)
+        return fields is not None and fields[19] == self.started and fields[0] not in "ZX"
+
+    def wait_gone(self, timeout: float = 20.0) -> bool:
+        """Wait until it no longer runs; whether it stopped within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while self.running():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def kill(self) -> None:
+        """SIGKILL it if it still runs (a failed test cleans up after itself)."""
+        if self.running():
+            with suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
 @pytest.fixture
 def no_child_left_behind() -> Iterator[None]:
     """Fail the test if it leaves a child process (running or unreaped) behind."""
@@ -88,30 +161,70 @@ def no_child_left_behind() -> Iterator[None]:
     assert not left, f"child processes left behind: {left}"
 
 
+#: How long an HTTP test server has to answer its first request.
+HTTP_READY_TIMEOUT = 60.0
+
+
 @contextmanager
 def http_server(name: str = "web") -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """The main test server over streamable HTTP on 127.0.0.1 (an ephemeral port)."""
-    process = subprocess.Popen(
-        [sys.executable, str(MAIN), "http", name],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=clean_environment(),
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("PORT "), f"the HTTP test server did not start: {line!r}"
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp", process
-    finally:
-        process.terminate()
+    """The main test server over streamable HTTP on 127.0.0.1 (an ephemeral port).
+
+    The URL is handed out once the server answers an HTTP request: it prints its port as soon
+    as the socket is bound, before it serves, so the line alone proves nothing.
+    """
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        process = subprocess.Popen(
+            [sys.executable, str(MAIN), "http", name],
+            stdout=subprocess.PIPE,
+            stderr=errlog,
+            text=True,
+            env=clean_environment(),
+        )
         try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-        if process.stdout is not None:
-            process.stdout.close()
+            url = _serving(process, errlog)
+            yield url, process
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+            if process.stdout is not None:
+                process.stdout.close()
+
+
+def _serving(process: subprocess.Popen[str], errlog: Any) -> str:
+    """The server's URL once a request to it got an HTTP answer, within HTTP_READY_TIMEOUT."""
+    deadline = time.monotonic() + HTTP_READY_TIMEOUT
+
+    def failed(why: str) -> AssertionError:
+        errlog.seek(0)
+        return AssertionError(
+            f"the HTTP test server {why} (exit code {process.poll()}); its stderr:\n"
+            + errlog.read()[-8000:]
+        )
+
+    first: list[str] = []
+    reader = threading.Thread(target=lambda: first.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(HTTP_READY_TIMEOUT)
+    line = first[0] if first else ""
+    if not line.startswith("PORT "):
+        raise failed(f"did not print its port within {HTTP_READY_TIMEOUT:g} s: {line!r}")
+    url = f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return url
+        except urllib.error.HTTPError:  # any HTTP answer (a GET without a session is refused)
+            return url
+        except OSError as exc:  # nothing accepts on the port yet
+            if process.poll() is not None:
+                raise failed("exited before it served") from exc
+            if time.monotonic() > deadline:
+                raise failed(f"did not answer at {url} within {HTTP_READY_TIMEOUT:g} s") from exc
+            time.sleep(0.05)
 
 
 def time_server_venv(folder: Path) -> Path:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from _mcp_harness import (
+    await_file,
     children,
     no_child_left_behind,  # noqa: F401  # a fixture, used through pytestmark
     stdio,
@@ -162,15 +163,18 @@ def test_aconnect_to_hub_starts_the_servers_on_the_home_loop() -> None:
     asyncio.run(scenario())
 
 
-def test_a_server_killed_mid_call_on_the_home_loop_is_restarted_there() -> None:
+def test_a_server_killed_mid_call_on_the_home_loop_is_restarted_there(tmp_path: Path) -> None:
     """The fault handling is the session's own: an error result, then a fresh server."""
+    started = tmp_path / "sleep-started"
 
     async def scenario() -> None:
         async with MCPServers([stdio("main", timeout=30)]) as servers:
             providers = {p.name: p for p in await servers.astart("main")}
             victim = int((await call(providers["pid"])).text)
-            pending = asyncio.ensure_future(call(providers["sleep"], seconds=60))
-            await asyncio.sleep(0.3)
+            pending = asyncio.ensure_future(
+                call(providers["sleep"], seconds=60, started=str(started))
+            )
+            await await_file(started)  # the call is in the server's hands
             os.kill(victim, signal.SIGKILL)
             result = await asyncio.wait_for(pending, 5)
             assert (result.is_error, result.outcome) == (True, "connection_lost")
@@ -195,14 +199,20 @@ def test_a_call_past_its_timeout_on_the_home_loop_gives_an_error_result_in_time(
     asyncio.run(scenario())
 
 
-def test_a_call_cancelled_by_its_caller_leaves_the_session_serving() -> None:
-    """A thinker's own deadline cancels the call in its task; the session is unharmed."""
+def test_a_call_cancelled_by_its_caller_leaves_the_session_serving(tmp_path: Path) -> None:
+    """A call its caller cancels mid-way (a thinker's own deadline) leaves the session unharmed."""
+    started = tmp_path / "sleep-started"
 
     async def scenario() -> None:
         async with MCPServers([stdio("main", timeout=30)]) as servers:
             providers = {p.name: p for p in await servers.astart("main")}
-            with pytest.raises(TimeoutError):
-                await asyncio.wait_for(call(providers["sleep"], seconds=60), 0.3)
+            pending = asyncio.ensure_future(
+                call(providers["sleep"], seconds=60, started=str(started))
+            )
+            await await_file(started)  # cancelled while the server is working on it
+            pending.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await pending
             assert (await call(providers["echo"], text="after")).text == "after"
             status = servers.pool.status("main")
             assert (status.state, status.restarts) == ("ready", 0)

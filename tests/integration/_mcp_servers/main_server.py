@@ -5,8 +5,9 @@ Run ``python main_server.py stdio [NAME]`` to serve over stdio, or ``python main
 ``PORT <n>`` on its first line.
 
 Its tools cover what the client must handle: plain text, a declared output schema with
-structured content, an image, ``isError``, annotations (hints), a call that hangs, its own pid
-(for the kill test), and tools that add or remove tools and notify ``tools/list_changed``.
+structured content, an image, ``isError``, annotations (hints), a call that hangs (and says
+when it began), its own pid (for the kill test), and tools that add or remove tools and notify
+``tools/list_changed``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncio
 import os
 import socket
 import sys
+from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -81,8 +83,10 @@ def fail(reason: str) -> str:
 
 
 @server.tool(structured_output=False)
-async def sleep(seconds: float) -> str:
-    """Sleep, then say so."""
+async def sleep(seconds: float, started: str = "") -> str:
+    """Sleep, then say so; first create the file `started` names, if any."""
+    if started:
+        Path(started).touch()  # a test waits for this: the call has reached the server
     await asyncio.sleep(seconds)
     return f"slept {seconds}"
 
