@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from nucleo_core.hub.admission import (
     Admission,
@@ -170,6 +170,28 @@ class ToolHub:
         """
         with self._lock:
             return self._system_wide.pop(name, None)
+
+    def offers_system_wide(self, provider: ToolProvider) -> bool:
+        """Whether ``provider`` is a system-wide tool now (the call door asks, per call)."""
+        with self._lock:
+            present = self._system_wide.get(provider.name)
+        return present is not None and (present is provider or present == provider)
+
+    def record_revocation(self, thinker: Any, name: str, reason: str) -> None:
+        """Put on the record that ``thinker``'s grant of the tool ``name`` was revoked."""
+        outcome = GuardrailOutcome(guardrail="revocation", verdict=Verdict.refuse(reason))
+        event = AdmissionEvent(
+            thinker_class=type(thinker).__qualname__,
+            thinker=repr(thinker),
+            kind="tool",
+            name=name,
+            granted=False,
+            reason=reason,
+            outcomes=(outcome,),
+        )
+        with self._lock:
+            self._record.append(event)
+        logger.info("revoked tool %r for %s: %s", name, event.thinker, reason)
 
     def system_wide_tools(self) -> list[ToolProvider]:
         """The system-wide tools, in registration order."""
@@ -390,7 +412,7 @@ class ToolHub:
         this name only. The decision is recorded, whatever happened.
         """
         try:
-            catalog = {provider.name: provider for provider in thinker.tool_catalog()}
+            catalog = {provider.name: provider for provider in _tool_catalog_of(thinker)}
             provider = catalog.get(name) if isinstance(name, str) else None
             if provider is None:
                 return self._decide(thinker, "tool", name, (), off_catalog=True)
@@ -428,7 +450,7 @@ class ToolHub:
     def admit_skill(self, thinker: Any, name: str) -> Admission:
         """Decide whether ``thinker`` may be granted the skill ``name``; as `admit_tool`."""
         try:
-            catalog = {skill.name: skill for skill in thinker.skill_catalog()}
+            catalog = {skill.name: skill for skill in _skill_catalog_of(thinker)}
             skill = catalog.get(name) if isinstance(name, str) else None
             if skill is None:
                 return self._decide(thinker, "skill", name, (), off_catalog=True)
@@ -676,6 +698,24 @@ def _ask(label: str, factory: Callable[[Any], Any], thinker: Any, subject: Any) 
         logger.error("admission guardrail %s answered malformed: %s", label, exc)
         return GuardrailOutcome(guardrail=label, error=f"malformed answer: {exc}")
     return GuardrailOutcome(guardrail=label, verdict=verdict)
+
+
+def _tool_catalog_of(thinker: Any) -> Sequence[ToolProvider]:
+    """The thinker's catalog now, as `ThinkerBase` computes it (an override cannot widen it)."""
+    from nucleo_core.hub.thinker_base import ThinkerBase
+
+    if isinstance(thinker, ThinkerBase):
+        return ThinkerBase.tool_catalog(thinker)
+    return cast("Sequence[ToolProvider]", thinker.tool_catalog())  # a duck-typed thinker
+
+
+def _skill_catalog_of(thinker: Any) -> Sequence[Skill]:
+    """The thinker's skill catalog now, as `ThinkerBase` computes it."""
+    from nucleo_core.hub.thinker_base import ThinkerBase
+
+    if isinstance(thinker, ThinkerBase):
+        return ThinkerBase.skill_catalog(thinker)
+    return cast("Sequence[Skill]", thinker.skill_catalog())
 
 
 def _applies(

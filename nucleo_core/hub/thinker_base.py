@@ -11,10 +11,10 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from nucleo_core.errors import UnknownTool
 from nucleo_core.hub._off_loop import decided_off_loop
+from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.meta_tools import (
     REQUEST_SKILL,
     REQUEST_TOOLS,
@@ -65,6 +65,11 @@ class ThinkerBase:
         self._added: list[ToolProvider] = []
         self._granted: list[ToolProvider] = []
         self._skills: list[Skill] = []
+        # Palette names offered because of state outside the thinker ("system-wide" or
+        # "granted"), which the call door checks again at each call; and the hub's catalog
+        # view the palette was built from, so an unchanged catalog is known in O(1).
+        self._conditional: dict[str, str] = {}
+        self._catalog_at_assembly: Sequence[ToolProvider] = ()
         self._assembled = False
         self._lock = threading.RLock()
         # The meta-tools of the last turn, kept while their catalogs are unchanged: the
@@ -152,23 +157,91 @@ class ThinkerBase:
         and narrowed to the surface restriction while one is active (a loaded skill's
         ``allowed-tools``): the model may ask for the tools its procedure names, no others.
         """
-        catalog: Sequence[ToolProvider] = self._hub.compatible_catalog(type(self))
+        return ThinkerBase._reconciled_catalog(self, within_surface=True)
+
+    def skill_catalog(self) -> Sequence[Skill]:
+        """This turn's skill catalog: the class's, narrowed by `reconcile_skill_catalog`.
+
+        `reconcile_skill_catalog` can only narrow: a skill it returns that the class's
+        catalog does not hold is dropped.
+        """
+        catalog: Sequence[Skill] = self._skill_catalog_base()
+        if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
+            catalog = _narrowed(catalog, self.reconcile_skill_catalog(list(catalog)))
+        return catalog
+
+    def _catalog_base(self) -> Sequence[ToolProvider]:
+        """What this thinker's catalog is drawn from: its class's catalog on the hub.
+
+        Framework-internal: a sub-thinker draws from its parent's catalog, captured at
+        launch. The same object is returned while it does not change.
+        """
+        return self._hub.compatible_catalog(type(self))
+
+    def _skill_catalog_base(self) -> Sequence[Skill]:
+        """What this thinker's skill catalog is drawn from (as `_catalog_base`)."""
+        return self._hub.compatible_skills(type(self))
+
+    def _reconciled_catalog(self, *, within_surface: bool) -> Sequence[ToolProvider]:
+        """The class's catalog less what is withheld now; inside the surface if asked.
+
+        Grants are judged against it without the surface restriction (a skill's
+        ``allowed-tools`` hides a granted tool while it is attached; it does not revoke it).
+        """
+        catalog: Sequence[ToolProvider] = self._catalog_base()
         withheld = self._hub.withheld(self, catalog)
         if withheld:
             catalog = [provider for provider in catalog if provider.name not in withheld]
-        surface = self._registry.surface_restriction()
-        if surface is not None:
-            catalog = [p for p in catalog if p.name in surface or p.source in surface]
+        if within_surface:
+            surface = self._registry.surface_restriction()
+            if surface is not None:
+                catalog = [p for p in catalog if p.name in surface or p.source in surface]
         if type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog:
-            catalog = self.reconcile_catalog(list(catalog))
+            # An override may only narrow: what it returns beyond its input is dropped.
+            catalog = _narrowed(catalog, self.reconcile_catalog(list(catalog)))
         return catalog
 
-    def skill_catalog(self) -> Sequence[Skill]:
-        """This turn's skill catalog: the class's, narrowed by `reconcile_skill_catalog`."""
-        catalog: Sequence[Skill] = self._hub.compatible_skills(type(self))
-        if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
-            catalog = self.reconcile_skill_catalog(list(catalog))
-        return catalog
+    def _revoke_grants_off(self, catalog: Sequence[ToolProvider]) -> list[ToolProvider]:
+        """Revoke every grant ``catalog`` (this moment's catalog) no longer holds."""
+        held = {provider.name: provider for provider in catalog}
+        with self._lock:
+            revoked = [p for p in self._granted if held.get(p.name) != p]
+            if not revoked:
+                return []
+            self._granted = [p for p in self._granted if p not in revoked]
+            for provider in revoked:
+                if self._registry.get_provider_by_name(provider.name) == provider:
+                    self._registry.unregister(provider.name)
+                self._conditional.pop(provider.name, None)
+        for provider in revoked:
+            self._hub.record_revocation(
+                self, provider.name, "no longer in this thinker's catalog; the grant is revoked"
+            )
+        return revoked
+
+    def _offered_now(self, provider: ToolProvider) -> bool:
+        """Whether ``provider``, in the palette, is still offered at this moment.
+
+        Declared, added and family tools are; a system-wide tool while the hub still offers
+        it; a granted tool while this moment's catalog holds it (else the grant is revoked).
+        Cheap when nothing changed since the palette was built: the hub's catalog view is the
+        same object, and no hook or override can narrow it per call.
+        """
+        with self._lock:
+            origin = self._conditional.get(provider.name)
+        if origin is None:
+            return True
+        if origin == "system-wide":
+            return self._hub.offers_system_wide(provider)
+        unchanged = (
+            self._catalog_base() is self._catalog_at_assembly
+            and type(self).reconcile_catalog is ThinkerBase.reconcile_catalog
+            and not self._hub.plugins.implements("nucleo_reconcile_catalog")
+        )
+        if unchanged:
+            return True
+        catalog = ThinkerBase._reconciled_catalog(self, within_surface=False)
+        return provider not in ThinkerBase._revoke_grants_off(self, catalog)
 
     # -- the palette --------------------------------------------------------------------------
 
@@ -185,15 +258,30 @@ class ThinkerBase:
         with self._lock:
             registry = self._registry
             hub = self._hub
+            self._catalog_at_assembly = self._catalog_base()
+            if self._granted:  # a narrowed catalog revokes the grants made from it
+                ThinkerBase._revoke_grants_off(
+                    self, ThinkerBase._reconciled_catalog(self, within_surface=False)
+                )
+            fixed = [*hub.default_tools(type(self)), *self._added, *self.palette_extras()]
+            system_wide = hub.system_wide_tools()
             wanted: list[ToolProvider] = [
                 *hub.default_tools(type(self)),
-                *hub.system_wide_tools(),
+                *system_wide,
                 *self._added,
                 *self._granted,
                 *self.palette_extras(),
             ]
             for provider in wanted:
                 registry.register(provider, shadow=provider.shadows)
+            # What the call door must check again at the call: tools offered because of
+            # state outside this thinker, which can change while the model thinks.
+            fixed_names = {provider.name for provider in fixed}
+            conditional = {p.name: "system-wide" for p in system_wide}
+            conditional.update((p.name, "granted") for p in self._granted)
+            self._conditional = {
+                name: origin for name, origin in conditional.items() if name not in fixed_names
+            }
             keep = {provider.name for provider in wanted} | {REQUEST_TOOLS, REQUEST_SKILL}
             for name in registry.names():
                 if name not in keep:
@@ -235,19 +323,17 @@ class ThinkerBase:
         return provider
 
     def check_call(self, name: str | None) -> ToolProvider:
-        """The provider a call may run, checked at the call itself.
+        """The provider a call may run, checked at the call itself (`call_door`).
+
+        The thinker loop calls `call_door` directly: overriding this method changes what
+        your own code gets from it, never what may run.
 
         Raises:
             UnknownTool: The name is not available (not registered, or outside the current
                 restrictions or phase).
             ReadOnlyViolation: The palette is read-only and the tool is not.
         """
-        provider = self._registry.available(name)
-        if provider is None:
-            raise UnknownTool(self._registry.available_names())
-        if self._read_only:
-            ReadOnlyPalette.require_read_only(provider)
-        return provider
+        return call_door(self, name)
 
     # -- the meta-tools' side -----------------------------------------------------------------
 
@@ -345,6 +431,16 @@ class ThinkerBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} at {id(self):#x}>"
+
+
+_M = TypeVar("_M")
+
+
+def _narrowed(catalog: Sequence[_M], answer: Iterable[_M]) -> list[_M]:
+    """``answer`` kept to what ``catalog`` holds: an override may narrow, never widen."""
+    held = {id(member) for member in catalog}
+    kept = [member for member in answer if id(member) in held or member in catalog]
+    return kept
 
 
 def _same_members(previous: Sequence[object], current: Sequence[object]) -> bool:

@@ -233,8 +233,9 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
             client=parent.client,
         )
         self.parent = parent
-        self._tool_catalog: tuple[ToolProvider, ...] = tuple(parent.tool_catalog())
-        self._skill_catalog: tuple[Skill, ...] = tuple(parent.skill_catalog())
+        # As ThinkerBase computes them: an override of the parent's cannot widen delegation.
+        self._tool_catalog: tuple[ToolProvider, ...] = tuple(ThinkerBase.tool_catalog(parent))
+        self._skill_catalog: tuple[Skill, ...] = tuple(ThinkerBase.skill_catalog(parent))
         context = parent.conversation
         self._source: ArtifactStore | None = context.artifacts if context is not None else None
         self._conveyed: tuple[str, ...] = ()
@@ -253,26 +254,17 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
 
     # -- the captured catalogs ----------------------------------------------------------------
 
-    def tool_catalog(self) -> Sequence[ToolProvider]:
+    def _catalog_base(self) -> Sequence[ToolProvider]:
         """The parent's reconciled catalog as captured at launch.
 
-        Narrowed, like any thinker's, by the surface restriction of a skill this sub-thinker
-        attached and by `reconcile_catalog`.
+        Narrowed from there, like any thinker's, by the surface restriction of a skill this
+        sub-thinker attached and by `reconcile_catalog`.
         """
-        catalog: Sequence[ToolProvider] = self._tool_catalog
-        surface = self.registry.surface_restriction()
-        if surface is not None:
-            catalog = [p for p in catalog if p.name in surface or p.source in surface]
-        if type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog:
-            catalog = self.reconcile_catalog(list(catalog))
-        return catalog
+        return self._tool_catalog
 
-    def skill_catalog(self) -> Sequence[Skill]:
+    def _skill_catalog_base(self) -> Sequence[Skill]:
         """The parent's reconciled skill catalog as captured at launch."""
-        catalog: Sequence[Skill] = self._skill_catalog
-        if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
-            catalog = self.reconcile_skill_catalog(list(catalog))
-        return catalog
+        return self._skill_catalog
 
     # -- the run ------------------------------------------------------------------------------
 

@@ -6,9 +6,11 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from nucleo_core.errors import MisuseError
+from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
@@ -60,8 +62,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
     A turn: the per-turn reconcile hooks and the read-only sweep build the palette
     (`reconcile_tool_registry`), one exchange with the model is made through `LLMCall`
     (`submit_thinking_call`, the scripted-turn seam), the answer's tool calls are run by the
-    two-phase executor — each checked at submission by `check_call` — and their results,
-    paired one to one with the tool uses, are appended as one results turn. The loop ends with
+    two-phase executor — each checked at submission by the call door (`call_door`), which no
+    override replaces — and their results, paired one to one with the tool uses, are appended
+    as one results turn. The loop ends with
     a final answer of the declared output type.
 
     Args:
@@ -177,7 +180,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
                 continue
             execution = self._executor.prepare(
                 result.tool_calls,
-                check=self.check_call,
+                check=partial(call_door, self),
                 parent=self,
                 policy=self.execution,
                 conversation=context,

@@ -155,7 +155,7 @@ def test_admission_that_crashes_outside_any_guardrail_is_refused_on_the_record(
     """A thinker whose catalog cannot even be read gets a refusal, recorded, not a crash."""
 
     class Broken(Operator):
-        def tool_catalog(self) -> list[ToolProvider]:
+        def reconcile_catalog(self, catalog: list[ToolProvider]) -> list[ToolProvider]:
             raise RuntimeError("catalog unavailable")
 
     admission = hub.admit_tool(Broken(hub=hub), "deploy")
