@@ -151,10 +151,17 @@ class SQLiteConversationStore:
             _HOLDING.discard(self)
 
     def __del__(self) -> None:
-        # A store dropped without `close` (a service never shut down) closes its connection
-        # here, so that Python 3.13+ does not warn about it; everything was committed already.
-        # Its locks go with it (their records stay, to be replaced by the next holder).
-        for hold in list(getattr(self, "_holds", {}).values()):
+        # A store dropped without `close` (a service never shut down, say the local of a
+        # script's main) closes its connection here, so that Python 3.13+ does not warn about
+        # it; everything was committed already. Its holds are released as `close` releases
+        # them, so the next writer does not take this one for a writer that died.
+        holds = list(getattr(self, "_holds", {}).values())
+        try:
+            if holds and self._connection is not None:
+                self._release_all()
+        except Exception:  # at interpreter shutdown: the locks still go, below
+            pass
+        for hold in holds:
             unlock(hold)
         connection = getattr(self, "_connection", None)
         if connection is not None:
