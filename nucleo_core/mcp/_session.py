@@ -12,11 +12,10 @@ import asyncio
 import contextlib
 import logging
 import math
-import os
 import signal
 import tempfile
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import IO, Any, BinaryIO, Literal, TypeAlias
+from typing import Any, BinaryIO, Literal, TypeAlias
 
 import anyio
 import httpx2
@@ -27,6 +26,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from nucleo_core import __version__
 from nucleo_core.mcp._results import to_result
+from nucleo_core.mcp._stderr import tail as _tail
 from nucleo_core.mcp._stdio import stdio_transport
 from nucleo_core.mcp.config import MCPServerConfig
 from nucleo_core.mcp.errors import MCPServerUnavailable
@@ -51,18 +51,9 @@ PROBE_TIMEOUT = 5.0
 #: How long past its timeout a call may take in all, its request's write included (the
 #: SDK's clock starts once the request is written, and then sends the server a cancel).
 WRITE_GRACE = 2.0
-#: A server's stderr tail, as reported: at most this many lines...
-STDERR_LINES = 40
-#: ...of at most this many bytes in all (UTF-8)...
-STDERR_BYTES = 8192
-#: ...each line at most this long, an over-long one cut and marked with CUT.
-STDERR_LINE_BYTES = 1024
-CUT = "[…]"
-#: How much of the end of its stderr file is read for the tail (never the whole file).
-STDERR_WINDOW = 64 * 1024
 #: At most this many ``tools/list`` pages are read (a paginator that never ends cannot hang).
 MAX_PAGES = 100
-#: How long closing waits for a session's task (the stdio shutdown escalates within ~6 s).
+#: How long closing waits for a session's task (the stdio shutdown escalates within ~9 s).
 CLOSE_TIMEOUT = 15.0
 
 _CLIENT_INFO = types.Implementation(name="nucleo", version=__version__)
@@ -509,42 +500,3 @@ def _exit_reason(returncode: int) -> str:
             name = f"signal {-returncode}"
         return f"its process was killed by {name}"
     return f"its process exited with code {returncode}"
-
-
-def _tail(errlog: IO[bytes]) -> str:
-    """The end of a server's stderr, bounded: STDERR_LINES lines, STDERR_BYTES bytes in all.
-
-    Only the last STDERR_WINDOW bytes of the file are read (a server may write gigabytes). A
-    line longer than STDERR_LINE_BYTES keeps its start and ends in CUT; a line that began
-    before the window starts with CUT.
-    """
-    try:
-        size = errlog.seek(0, os.SEEK_END)
-        # One byte before the window too: whether its first line starts there.
-        start = max(0, size - STDERR_WINDOW - 1)
-        errlog.seek(start)
-        window = errlog.read(STDERR_WINDOW + 1)
-    except (OSError, ValueError):
-        return ""
-    whole = start == 0 or window[:1] in (b"\n", b"\r")
-    lines = window[0 if start == 0 else 1 :].decode("utf-8", errors="replace").splitlines()
-    if not whole and lines:
-        lines[0] = f"{CUT} {lines[0]}"  # its start lies before the window
-    kept: list[str] = []
-    budget = STDERR_BYTES
-    for line in reversed(lines[-STDERR_LINES:]):
-        line = _cut(line, STDERR_LINE_BYTES)
-        budget -= len(line.encode()) + (1 if kept else 0)  # its newline
-        if budget < 0:
-            break
-        kept.append(line)
-    return "\n".join(reversed(kept))
-
-
-def _cut(line: str, limit: int) -> str:
-    """``line`` if it fits in ``limit`` bytes, else its start and CUT within them."""
-    encoded = line.encode()
-    if len(encoded) <= limit:
-        return line
-    room = limit - len(CUT.encode()) - 1
-    return encoded[:room].decode(errors="ignore") + " " + CUT

@@ -4,7 +4,7 @@
 (a server that fails at start); ``python floods_stderr.py serve`` serves one tool,
 ``flood_and_exit``, that floods, writes the last line and exits (a server that dies).
 
-The flood: fifty lines of 1 MiB each, then twenty lines of 600 bytes, then ``LAST``.
+The flood: fifty times a line of 1 MiB and one of 600 bytes, then ``LAST``.
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ def _write(data: bytes) -> None:
 def flood() -> None:
     """Write the flood and the last line straight to file descriptor 2."""
     huge = b"x" * (1 << 20) + b"\n"
-    for _ in range(50):
+    for n in range(50):
         _write(huge)
-    for n in range(20):
         _write(f"medium line {n:02d} ".encode() + b"m" * 585 + b"\n")
     _write(LAST.encode() + b"\n")
 
