@@ -21,11 +21,10 @@ What the adapter adds on top of the SDK:
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, cast, final
+from typing import TYPE_CHECKING, Final, NamedTuple, cast, final
 
 from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import (
@@ -37,6 +36,7 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, loads, loads_cut, tool_input
 from nucleo_core.models._retry_after import retry_after as read_retry_after
 from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
@@ -54,7 +54,7 @@ from nucleo_core.tools.render import to_anthropic
 
 if TYPE_CHECKING:
     import httpx2
-    from anthropic import APIStatusError, AsyncAnthropic, Omit
+    from anthropic import APIStatusError, AsyncAnthropic, AsyncAPIResponse, Omit
     from anthropic.types import (
         ContentBlockParam,
         MessageParam,
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         ToolChoiceParam,
         ToolParam,
     )
+    from anthropic.types import Message as WireMessage
 
 __all__ = ["API_KEY_ENV", "AnthropicClient"]
 
@@ -90,6 +91,10 @@ _CLIENT_ERROR_TYPES: Final = frozenset(
 )
 
 _log = logging.getLogger(__name__)
+
+#: How deep a Messages API body nests above a tool use's input (message, content list, block):
+#: a body is cut past the depth limit plus these levels, so every input keeps its own limit.
+_BODY_LEVELS: Final = 3
 
 
 class _WireRequest(NamedTuple):
@@ -194,7 +199,9 @@ class AnthropicClient:
         """
         wire = _to_wire(request)
         try:
-            reply = await self._client.messages.create(
+            # The raw response, so that a body nesting too deep for the SDK's JSON decoding can
+            # still be read here (`_parse_reply`).
+            raw = await self._client.messages.with_raw_response.create(
                 model=wire.model,
                 max_tokens=wire.max_tokens,
                 messages=wire.messages,
@@ -204,6 +211,7 @@ class AnthropicClient:
                 stop_sequences=wire.stop_sequences,
                 extra_body=wire.extra_body,
             )
+            reply = await _parse_reply(raw)
         except _translatable() as exc:
             raise _translate(exc) from exc
         return _to_response(reply)
@@ -264,6 +272,10 @@ class AnthropicClient:
                 final_message = await events.get_final_message()
         except _translatable() as exc:
             raise _translate(exc) from exc
+        except RecursionError as exc:
+            # An event nesting too deep for the SDK's JSON decoding: the stream cannot be read
+            # on, but the error is still nucleo's.
+            raise _malformed("an event of the stream nests its JSON too deeply") from exc
         yield ResponseComplete(_to_response(final_message))
 
     async def aclose(self) -> None:
@@ -362,15 +374,17 @@ def _input(block: ToolUseBlock) -> dict[str, object]:
     """A tool use's input as the JSON object the API requires.
 
     Anthropic itself always sends an object; a string input comes from another provider
-    (OpenAI-compatible servers send arguments as text). Text that decodes to a JSON object is
-    sent decoded; any other text is sent as ``{}``: the conversation stays valid, and the
-    turn's ``tool_result`` already told the model its input was unusable.
+    (OpenAI-compatible servers send arguments as text), or is the kept form of input that was
+    not an object or nested too deep. Text that decodes to a JSON object is sent decoded; any
+    other text, and an object nested deeper than `MAX_JSON_DEPTH`, is sent as ``{}``: the
+    conversation stays valid (and encodable), and the turn's ``tool_result`` already told the
+    model its input was unusable.
     """
     if not isinstance(block.input, str):
-        return dict(block.input)
+        return {} if exceeds(block.input) else dict(block.input)
     try:
-        decoded = json.loads(block.input)
-    except ValueError:
+        decoded = loads(block.input)
+    except ValueError:  # JSONTooDeep included
         return {}
     return cast("dict[str, object]", decoded) if isinstance(decoded, dict) else {}
 
@@ -382,6 +396,26 @@ def _malformed(problem: str) -> ModelResponseMalformed:
     return ModelResponseMalformed(
         f"Anthropic's reply could not be read: {problem}", provider=_PROVIDER
     )
+
+
+async def _parse_reply(raw: AsyncAPIResponse[WireMessage]) -> object:
+    """The reply the SDK parses from ``raw``; read here when its JSON nests too deep for it.
+
+    A body nesting deeper than Python's JSON decoding can recurse (a tool input 10,000 levels
+    deep) makes the SDK raise ``RecursionError``. The body is then decoded with every
+    container past the depth limit replaced by a marker, so the rest of the reply — the other
+    tool uses, the text — is read as usual, and the too-deep input becomes its cut form for
+    the response handler to refuse (`tool_input`).
+    """
+    from anthropic.types import Message as WireMessage
+
+    try:
+        return await raw.parse()
+    except RecursionError:
+        data = loads_cut(await raw.text(), MAX_JSON_DEPTH + _BODY_LEVELS)
+    if not isinstance(data, dict):
+        raise _malformed(f"expected a message object, got {type(data).__name__}")
+    return WireMessage.construct(**data)
 
 
 def _to_response(reply: object) -> ModelResponse:
@@ -423,16 +457,15 @@ def _content(item: object, index: int) -> ContentBlock | None:
     if kind == "text":
         return TextBlock(text=_string(item, "text", index))
     if kind == "tool_use":
-        raw_input = getattr(item, "input", None)
-        tool_input: Mapping[str, Any] | str
-        if isinstance(raw_input, dict):
-            tool_input = dict(raw_input)
-        elif isinstance(raw_input, str):
-            tool_input = raw_input
-        else:
-            raise _malformed(f"content[{index}] (tool_use) has no 'input' object")
+        # A name that is not a string (null, a number) and input that is not an object or
+        # nests too deep are the model's mistakes about one call, not a broken reply: they are
+        # kept ("" for the name, the input's bounded text form) for the response handler to
+        # refuse that call correctably while the rest of the answer goes on.
+        name = getattr(item, "name", None)
         return ToolUseBlock(
-            id=_string(item, "id", index), name=_string(item, "name", index), input=tool_input
+            id=_string(item, "id", index),
+            name=name if isinstance(name, str) else "",
+            input=tool_input(getattr(item, "input", None)),
         )
     if kind == "thinking":
         return ReasoningBlock(

@@ -61,6 +61,14 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._json_depth import (
+    MAX_JSON_DEPTH,
+    JSONTooDeep,
+    loads,
+    loads_cut,
+    render,
+    tool_input,
+)
 from nucleo_core.models._retry_after import retry_after as read_retry_after
 from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
@@ -78,6 +86,7 @@ from nucleo_core.tools.render import to_openai
 
 if TYPE_CHECKING:
     import openai
+    from openai._legacy_response import LegacyAPIResponse  # what with_raw_response returns
     from openai.types.chat import (
         ChatCompletionMessageParam,
         ChatCompletionToolChoiceOptionParam,
@@ -111,6 +120,11 @@ _FINISH_REASONS: Mapping[str, StopReason] = {
 #: echoed only part of it.
 _SECRET_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{4,}")
 _PROVIDER_MESSAGE_LIMIT = 500
+
+#: How deep a chat completion nests above a call's arguments (choices, choice, message,
+#: tool_calls, call, function, and the body itself): a body is cut past the depth limit plus
+#: these levels, so that every argument object keeps its own limit.
+_BODY_LEVELS = 7
 
 
 @final
@@ -223,7 +237,10 @@ class OpenAIChatClient:
         """
         body = self._body(request)
         with self._translated_errors():
-            reply: object = await self._client.chat.completions.create(**body)
+            # The raw response, so that a body nesting too deep for the SDK's JSON decoding
+            # can still be read (see `_parse_reply`).
+            raw = await self._client.chat.completions.with_raw_response.create(**body)
+            reply = _parse_reply(raw)
         return self._read_completion(reply, request)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
@@ -325,13 +342,16 @@ class OpenAIChatClient:
         if answer.refusal:
             content.append(TextBlock(text=answer.refusal))
         for call in answer.tool_calls:
-            if not call.name:
-                raise self._malformed("a tool call in the reply has no function name")
+            # A call without a usable name (none, null, a number) is kept with the name "": the
+            # response handler refuses that one call correctably, and the rest of the answer
+            # goes on.
             content.append(
                 ToolUseBlock(
                     id=call.id or f"call_{uuid.uuid4().hex[:24]}",
                     name=call.name,
-                    input=call.decoded if call.decoded is not None else _decode(call.arguments),
+                    input=tool_input(call.decoded)
+                    if call.decoded is not None
+                    else _decode(call.arguments),
                 )
             )
         raw = answer.finish_reason if isinstance(answer.finish_reason, str) else None
@@ -380,6 +400,10 @@ class OpenAIChatClient:
             ) from exc
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise self._malformed("the reply is not valid JSON") from exc
+        except RecursionError as exc:
+            # A stream event nesting too deep for the SDK's JSON decoding (a whole reply is
+            # read by `_parse_reply` instead): the stream cannot be read on.
+            raise self._malformed("the reply nests its JSON too deeply") from exc
 
     def _status_error(self, exc: openai.APIStatusError) -> ModelError:
         status = exc.status_code
@@ -464,10 +488,11 @@ def _turn(message: Message) -> list[dict[str, Any]]:
     return sent
 
 
-def _encode(tool_input: Mapping[str, Any] | str) -> str:
-    if isinstance(tool_input, str):
-        return tool_input
-    return json.dumps(dict(tool_input), ensure_ascii=False)
+def _encode(given: Mapping[str, Any] | str) -> str:
+    if isinstance(given, str):
+        return given
+    # Never raises: an input nested too deep to encode is sent as its cut form.
+    return render(given)
 
 
 def _tool_choice(choice: str) -> ChatCompletionToolChoiceOptionParam:
@@ -642,15 +667,35 @@ def _reasoning_text(message: object) -> str:
 
 
 def _decode(fragments: list[str]) -> Mapping[str, Any] | str:
-    """The arguments as a JSON object, or the raw text when they are not one."""
+    """The arguments as a JSON object, or the raw text when they are not one.
+
+    Arguments nesting deeper than `MAX_JSON_DEPTH` are not decoded: they are kept in their cut
+    form (`tool_input`), for the response handler to refuse.
+    """
     raw = "".join(fragments)
     if not raw.strip():
         return {}
     try:
-        decoded = json.loads(raw)
+        decoded = loads(raw)
+    except JSONTooDeep:
+        return tool_input(raw)
     except ValueError:
         return raw
     return cast("dict[str, Any]", decoded) if isinstance(decoded, dict) else raw
+
+
+def _parse_reply(raw: LegacyAPIResponse[Any]) -> object:
+    """The reply the SDK parses from ``raw``; read here when its JSON nests too deep for it.
+
+    A body nesting deeper than Python's JSON decoding can recurse makes the SDK raise
+    ``RecursionError``. The body is then decoded with every container past the depth limit
+    replaced by a marker, so the rest of the reply is read as usual and a too-deep argument
+    object becomes its cut form for the response handler to refuse (`tool_input`).
+    """
+    try:
+        return raw.parse()
+    except RecursionError:
+        return loads_cut(raw.text, MAX_JSON_DEPTH + _BODY_LEVELS)
 
 
 def _usage(usage: object) -> Usage:

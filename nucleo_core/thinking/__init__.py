@@ -18,6 +18,7 @@ from nucleo_core.thinking.execution import (
     ExecutionReport,
     RegistryAware,
     ToolExecutor,
+    ToolFailure,
     reconcile_results,
 )
 from nucleo_core.thinking.handler import ENVELOPE_FIELDS, ThinkingResponseHandler
@@ -64,6 +65,7 @@ __all__ = [
     "ThinkingResponseHandler",
     "ToolCall",
     "ToolExecutor",
+    "ToolFailure",
     "ToollessThinker",
     "envelope_instructions",
     "reconcile_results",

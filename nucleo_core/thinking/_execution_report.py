@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -10,7 +11,15 @@ from typing import Any, Literal, TypeAlias
 from nucleo_core.models.messages import Message, ToolResultBlock
 from nucleo_core.thinking.tool_call import ToolCall
 
-__all__ = ["CallOutcome", "CallStatus", "EventKind", "ExecutionEvent", "ExecutionReport"]
+__all__ = [
+    "FAILURE_STATUSES",
+    "CallOutcome",
+    "CallStatus",
+    "EventKind",
+    "ExecutionEvent",
+    "ExecutionReport",
+    "ToolFailure",
+]
 
 
 class CallStatus(StrEnum):
@@ -58,6 +67,49 @@ class CallOutcome:
         return self.status is CallStatus.OK
 
 
+#: The statuses of a call that failed while it ran, rather than being refused before it ran:
+#: the tool (its creation, input reading or rendering) raised, or it did not finish in time.
+FAILURE_STATUSES = frozenset({CallStatus.FAILED, CallStatus.TIMEOUT})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolFailure:
+    """One tool call that failed, with what the developer needs to find out why.
+
+    The model was told only that the call failed (a correctable error's own message, or the
+    exception's type and "the details were recorded for the developer"); the details are here,
+    and in the ``nucleo.tools`` log.
+
+    Attributes:
+        tool: The tool's name.
+        call_id: The tool-use id of the call.
+        status: `CallStatus.FAILED` (it raised) or `CallStatus.TIMEOUT` (it did not finish).
+        error: The exception, with its message and ``__traceback__``.
+    """
+
+    tool: str
+    call_id: str
+    status: CallStatus
+    error: BaseException
+
+    @property
+    def traceback(self) -> str:
+        """The exception's traceback, formatted as Python prints it."""
+        return "".join(traceback.format_exception(self.error))
+
+    @classmethod
+    def of(cls, outcome: CallOutcome) -> ToolFailure | None:
+        """The failure ``outcome`` records, or ``None`` when the call did not fail."""
+        if outcome.status not in FAILURE_STATUSES or outcome.error is None:
+            return None
+        return cls(
+            tool=outcome.call.name,
+            call_id=outcome.call.id,
+            status=outcome.status,
+            error=outcome.error,
+        )
+
+
 EventKind: TypeAlias = Literal["submitted", "started", "finished"]
 
 
@@ -97,6 +149,12 @@ class ExecutionReport:
     def ok(self) -> bool:
         """Whether every call ran and produced a result."""
         return all(outcome.ok for outcome in self.outcomes)
+
+    @property
+    def failures(self) -> tuple[ToolFailure, ...]:
+        """The calls that failed while they ran (raised, or timed out), in the calls' order."""
+        found = (ToolFailure.of(outcome) for outcome in self.outcomes)
+        return tuple(failure for failure in found if failure is not None)
 
 
 def _first_per_id(results: Iterable[ToolResultBlock]) -> tuple[ToolResultBlock, ...]:

@@ -13,7 +13,9 @@ calls' order, however the tools fail, time out or are cancelled. A refused call,
 raises, one that times out: each becomes an error result the model reads, never an exception.
 The model reads a `CorrectableError`'s message (written for it); of any other exception it reads
 only the exception's type, because the message may quote its own input or a secret; the
-exception itself is kept in the report for the developer.
+exception itself is kept in the report for the developer (`ExecutionReport.failures`), and
+logged with its traceback to the ``nucleo.tools`` logger: at ``ERROR`` for an internal error, at
+``WARNING`` for a timeout or a `CorrectableError` the tool raised for the model.
 
 Cancellation follows asyncio's etiquette: `ToolExecution.run` stops every call still running,
 waits for them, and re-raises `asyncio.CancelledError`. The report stays available, complete,
@@ -45,11 +47,13 @@ from nucleo_core.thinking._execution_policy import ExecutionPolicy
 from nucleo_core.thinking._execution_reconcile import NO_RESULT, reconcile_results
 from nucleo_core.thinking._execution_render import render_output
 from nucleo_core.thinking._execution_report import (
+    FAILURE_STATUSES,
     CallOutcome,
     CallStatus,
     EventKind,
     ExecutionEvent,
     ExecutionReport,
+    ToolFailure,
 )
 from nucleo_core.tools.reply import is_reply
 from nucleo_core.tools.tool import run_tool
@@ -76,12 +80,15 @@ __all__ = [
     "RegistryAware",
     "ToolExecution",
     "ToolExecutor",
+    "ToolFailure",
     "reconcile_results",
     "render_output",
     "runs_alone",
 ]
 
 logger = logging.getLogger("nucleo.thinking")
+#: Where each failed call is recorded for the developer, with its traceback.
+tools_logger = logging.getLogger("nucleo.tools")
 
 #: The per-call check: the provider a call may run, or a `CorrectableError` saying why not
 #: (``ThinkerBase.check_call``).
@@ -363,6 +370,8 @@ class ToolExecution:
 
     def _finish(self, index: int, outcome: CallOutcome) -> None:
         self._outcomes[index] = outcome
+        if outcome.status in FAILURE_STATUSES:
+            _log_failure(outcome)
         self._emit("finished", outcome.call, outcome)
 
     def _emit(self, kind: EventKind, call: ToolCall, outcome: CallOutcome | None = None) -> None:
@@ -447,6 +456,27 @@ class ToolExecutor:
             registry=registry,
         )
         return await execution.run()
+
+
+def _log_failure(outcome: CallOutcome) -> None:
+    """Record a failed call for the developer: what the model was told was recorded."""
+    failure = ToolFailure.of(outcome)
+    if failure is None:
+        return
+    error = failure.error
+    # A tool's own correctable error and a timeout are expected ways to fail; anything else is
+    # a bug for the developer to look at.
+    expected = failure.status is CallStatus.TIMEOUT or isinstance(error, CorrectableError)
+    tools_logger.log(
+        logging.WARNING if expected else logging.ERROR,
+        "tool %r (call %r) %s: %s",
+        failure.tool,
+        failure.call_id,
+        "timed out" if failure.status is CallStatus.TIMEOUT else "failed",
+        type(error).__name__,
+        exc_info=(type(error), error, error.__traceback__),
+        extra={"nucleo_tool": failure.tool, "nucleo_call_id": failure.call_id},
+    )
 
 
 # -- the result texts -------------------------------------------------------------------------

@@ -6,10 +6,11 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from nucleo_core.errors import AnswerRefused, InvalidToolInput, UnknownTool
+from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, loads, overflows, tool_input
 from nucleo_core.models.messages import ReasoningBlock
 from nucleo_core.thinking.response import ThinkingResponse
 from nucleo_core.thinking.tool_call import ToolCall
@@ -31,14 +32,32 @@ _FENCE = re.compile(r"^\s*```(?:json|JSON)?\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 _minted = itertools.count(1)
 _MINT_PREFIX = f"call_{os.getpid():x}_"
 
+#: What the model reads when its tool input nests too deep (never the input itself).
+_TOO_DEEP = (
+    f"input: nests objects and arrays more than {MAX_JSON_DEPTH} levels deep; send a JSON "
+    f"object nested at most {MAX_JSON_DEPTH} levels deep"
+)
+
+
+class _UnusableToolName(UnknownTool):
+    """A call whose tool name is not a non-empty string (``null``, a number, ``""``)."""
+
+    def __init__(self, available: Sequence[str]) -> None:
+        super().__init__(available)
+        names = ", ".join(self.available) if self.available else "(none)"
+        # The message UnknownTool composes says "no such tool"; this call named none at all.
+        self.args = (f"The tool name must be a string naming one of the available tools: {names}",)
+
 
 class ThinkingResponseHandler(Generic[AnswerT]):
     """Parses a model's response into a `ThinkingResponse`, or refuses it correctably.
 
     - Native tool-use blocks become `ToolCall`s; so do the ``tool_calls`` of a JSON envelope
       in the text (for models without native tool calling), with minted ids.
-    - Every tool use is kept: one whose name is not available, or whose input is not valid
-      JSON or does not fit the schema, carries its error, so no tool-use id is ever orphaned.
+    - Every tool use is kept: one whose name is not a string naming an available tool, or
+      whose input is not valid JSON, nests deeper than `MAX_JSON_DEPTH` levels or does not fit
+      the schema, carries its error, so no tool-use id is ever orphaned. Depth is checked
+      before any parsing or validation recurses into the input.
     - A final answer is validated against the declared output type; one it cannot hold is
       refused with `AnswerRefused`, whose message is composed from the answer schema and the
       failing field, never from the payload.
@@ -105,7 +124,11 @@ class ThinkingResponseHandler(Generic[AnswerT]):
         self, call_id: str, name: object, raw: Mapping[str, Any] | str | object, *, minted: bool
     ) -> ToolCall:
         shown_name = name if isinstance(name, str) else ""
+        # Measured without recursion, before anything (pydantic, jsonschema, repr) recurses.
+        too_deep = overflows(raw) is not None if isinstance(raw, str) else exceeds(raw)
         raw_input: Mapping[str, Any] | str = raw if isinstance(raw, Mapping | str) else ""
+        if too_deep:
+            raw_input = tool_input(raw)  # the bounded cut form: safe to keep and render
         registry = self.tools
         available = registry.available_names() if registry is not None else []
         provider = registry.available(shown_name) if registry is not None and shown_name else None
@@ -114,11 +137,12 @@ class ThinkingResponseHandler(Generic[AnswerT]):
                 id=call_id,
                 name=shown_name,
                 raw_input=raw_input,
-                error=UnknownTool(available),
+                error=UnknownTool(available) if shown_name else _UnusableToolName(available),
                 minted_id=minted,
             )
-        if not isinstance(raw, Mapping | str):
-            error = InvalidToolInput(provider.name, ["input: must be a JSON object"])
+        if not isinstance(raw, Mapping | str) or too_deep:
+            problem = _TOO_DEEP if too_deep else "input: must be a JSON object"
+            error = InvalidToolInput(provider.name, [problem])
             return ToolCall(
                 id=call_id,
                 name=shown_name,
@@ -285,8 +309,8 @@ def _decode_json(text: str) -> Any:
     if fenced is not None:
         text = fenced.group(1)
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):  # RecursionError: pathologically nested JSON
+        return loads(text)
+    except ValueError:  # JSONTooDeep included: nothing past the depth limit is decoded
         return _NOT_JSON
 
 

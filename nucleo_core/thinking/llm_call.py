@@ -10,6 +10,7 @@ from nucleo_core.errors import AnswerRefused, ResponseParseError, ResponseValida
 from nucleo_core.models.catalog import ModelCatalog
 from nucleo_core.models.messages import Message, StopReason, TextBlock, Usage
 from nucleo_core.models.request import ModelRequest, ModelResponse, ToolChoice
+from nucleo_core.thinking._well_formed import well_formed
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.envelope import envelope_instructions
 from nucleo_core.thinking.handler import ThinkingResponseHandler
@@ -123,7 +124,9 @@ class LLMCall(Generic[AnswerT]):
                 tool_choice=self.tool_choice if specs else "auto",
                 max_tokens=budget,
             )
-            response = await client.complete(request)
+            # Any client's answer, in a shape the handler, the conversation and the next request
+            # can rely on: a malformed tool use is refused for that call, never for the run.
+            response = well_formed(await client.complete(request))
             usage = usage + response.usage
             if response.stop_reason is StopReason.MAX_TOKENS and budget < seat.max_output_tokens:
                 budget = min(budget * 2, seat.max_output_tokens)

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from nucleo_core.models.client import ModelClient
     from nucleo_core.models.declaration import ThinkerDeclaration
     from nucleo_core.thinking.correction import ResponseCorrection
-    from nucleo_core.thinking.execution import ExecutionPolicy
+    from nucleo_core.thinking.execution import ExecutionPolicy, ToolFailure
     from nucleo_core.thinking.response import ThinkingResponse
 
 __all__ = [
@@ -103,6 +103,8 @@ class TurnOutcome:
             one, then its own abnormal end's.
         injected: The inbox messages injected into the conversation, in order.
         closing_turn: Whether the turn reached its closing turn.
+        tool_failures: The turn's tool calls that failed (raised or timed out), in order, with
+            their exceptions; the same as the thinker's ``last_tool_failures``.
     """
 
     conversation_id: str
@@ -113,6 +115,7 @@ class TurnOutcome:
     markers: tuple[Marker, ...] = ()
     injected: tuple[str, ...] = ()
     closing_turn: bool = False
+    tool_failures: tuple[ToolFailure, ...] = ()
 
     @property
     def answered(self) -> bool:
@@ -224,6 +227,7 @@ class ReactiveThinker(Thinker[str, str]):
             turn = self._turn = _Turn(context=context, start=len(context))
         self._context = context
         self._usage = Usage()
+        self._tool_failures = []
         answer: str | None = None
         error: BaseException | None = None
         reason: str | None = None
@@ -244,6 +248,7 @@ class ReactiveThinker(Thinker[str, str]):
             return answer
         finally:
             self.inbox.stop()
+            self.last_tool_failures = tuple(self._tool_failures)
             self.last_outcome = TurnOutcome(
                 conversation_id=context.id,
                 answer=answer,
@@ -253,6 +258,7 @@ class ReactiveThinker(Thinker[str, str]):
                 markers=tuple(turn.markers),
                 injected=tuple(turn.injected),
                 closing_turn=turn.reached_closing,
+                tool_failures=self.last_tool_failures,
             )
             self._transcript = render_transcript(context.messages)
             self.last_usage = self._usage

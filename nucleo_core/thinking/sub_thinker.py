@@ -131,6 +131,7 @@ class _Delegation(Tool[SubThinkerRequest, SubThinkerOutput]):
             usage = sub.last_usage
             if usage is not None:
                 parent.record_usage(usage)
+            parent.record_tool_failures(sub.last_tool_failures or ())
         artifacts = sub.artifacts
         if output.artifact_refs and source is not None and artifacts is not None:
             source.link(output.artifact_refs, artifacts)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelCatalog
     from nucleo_core.models.client import ModelClient
+    from nucleo_core.thinking.execution import ToolFailure
     from nucleo_core.thinking.response import ThinkingResponse
     from nucleo_core.tools.provider import ToolProvider
 
@@ -139,6 +140,11 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self._usage = Usage()
         #: Tokens the last run spent (its own exchanges and its sub-thinkers'); ``None`` before.
         self.last_usage: Usage | None = None
+        #: The tool calls of the last run that failed (raised or timed out), its sub-thinkers'
+        #: included, in order, each with its exception and traceback — what the model was told
+        #: "was recorded for the developer"; ``None`` before the first run.
+        self.last_tool_failures: tuple[ToolFailure, ...] | None = None
+        self._tool_failures: list[ToolFailure] = []
         self.listeners: list[Callable[[ContentEvent], None]] = []
 
     # -- running ------------------------------------------------------------------------------
@@ -157,12 +163,14 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         context = self.conversations.open(conversation_id, durable=durable)
         self._context = context
         self._usage = Usage()
+        self._tool_failures = []
         try:
             context.append(Message.user(self.render_input(input)))
             return await self.think(context)
         finally:
             self._transcript = render_transcript(context.messages)
             self.last_usage = self._usage
+            self.last_tool_failures = tuple(self._tool_failures)
             self._context = None
             self.conversations.close(context, registry=self.registry)
 
@@ -189,7 +197,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             try:
                 await execution.run()
             finally:  # a cancelled turn still answers every tool use
-                results = execution.report().results_message()
+                report = execution.report()
+                self.record_tool_failures(report.failures)
+                results = report.results_message()
                 # Artifact custody: a large output is kept aside, a preview goes in the turn.
                 context.append(context.artifacts.custody_results(results))
         raise ThinkerIterationLimit(
@@ -268,6 +278,14 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
     def record_usage(self, usage: Usage) -> None:
         """Add ``usage`` to the run in progress (a sub-thinker's run adds its own here)."""
         self._usage = self._usage + usage
+
+    def record_tool_failures(self, failures: Iterable[ToolFailure]) -> None:
+        """Add failed tool calls to the run in progress (a sub-thinker's run adds its own here).
+
+        They are logged where they happen (the ``nucleo.tools`` logger); the run keeps them in
+        `last_tool_failures`.
+        """
+        self._tool_failures.extend(failures)
 
     async def accept(self, result: ThinkingResponse[Any], context: ConversationContext) -> Any:
         """Accept a final answer, or return `ANSWER_REFUSED` to take another turn.

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
+from nucleo_core.models._json_depth import render, tool_input
 from nucleo_core.models.messages import (
     Message,
     ReasoningBlock,
@@ -18,6 +18,10 @@ __all__ = ["render_transcript"]
 
 def render_transcript(messages: Iterable[Message]) -> str:
     """The conversation as plain text, one block per line group, in order.
+
+    Never raises on what a model sent: a tool input nested deeper than `MAX_JSON_DEPTH` is
+    shown in its bounded cut form (its beginning, then ``…``), and a value JSON cannot hold as
+    its ``str``.
 
     Example::
 
@@ -37,7 +41,8 @@ def _block(block: object) -> str:
     if isinstance(block, TextBlock):
         return block.text
     if isinstance(block, ToolUseBlock):
-        shown = block.input if isinstance(block.input, str) else json.dumps(block.input)
+        given = block.input
+        shown = tool_input(given) if isinstance(given, str) else render(given, ascii_only=True)
         return f"tool_use {block.id} {block.name} {shown}"
     if isinstance(block, ToolResultBlock):
         marker = " (error)" if block.is_error else ""

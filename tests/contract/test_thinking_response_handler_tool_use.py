@@ -272,7 +272,7 @@ def test_unresolvable_envelope_calls_keep_a_minted_id_and_their_error() -> None:
     result = handler(native_tools=False).handle(text_response(text))
 
     errors = [type(call.error) for call in result.tool_calls]
-    assert errors == [
+    assert [UnknownTool if kind and issubclass(kind, UnknownTool) else kind for kind in errors] == [
         UnknownTool,
         InvalidToolInput,
         InvalidToolInput,
@@ -280,6 +280,9 @@ def test_unresolvable_envelope_calls_keep_a_minted_id_and_their_error() -> None:
         UnknownTool,
         type(None),
     ]
+    # The entries that name no tool at all are told the name must be a string naming one.
+    for call in result.tool_calls[3:5]:
+        assert str(call.error).startswith("The tool name must be a string naming one of")
     assert all(call.minted_id for call in result.tool_calls)
     assert len({call.id for call in result.tool_calls}) == 6
 
