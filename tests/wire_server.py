@@ -3,13 +3,18 @@
 Adapter tests point the official SDKs at it (``base_url``), so the SDK's whole HTTP path runs:
 the request body the SDK really sends is recorded, and the reply is whatever the test scripted
 (a JSON body, a server-sent-event stream, a 429 with ``retry-after``, a 500, a malformed body).
+
+The server listens on a port of its own choosing (port 0) before its URL is handed out, so a
+request made as soon as ``url`` is known is accepted and then served; `refused_port` is a port
+held so that nothing can listen on it.
 """
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
-import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -22,7 +27,10 @@ from typing import Any
 class Reply:
     """One scripted reply.
 
-    ``delay`` holds the reply back that many seconds, to make a client time out.
+    ``delay`` is for testing a client's timeout: the reply is held back at least that many
+    seconds *and* until the client gave up waiting (closed the connection), and so never
+    reaches it: a client slowed down by a loaded machine still times out rather than racing
+    the reply. `WireServer.stop` ends a hold still running.
     """
 
     status: int = 200
@@ -66,6 +74,8 @@ class WireServer:
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[Recorded] = []
+        #: Set by `stop`: releases the replies still held back.
+        self.stopping = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,14 +98,30 @@ class WireServer:
                     else Reply.json({"error": "no reply scripted"}, status=599)
                 )
                 if reply.delay:
-                    time.sleep(reply.delay)
-                    try:
-                        self._send(reply)
-                    except OSError:
-                        # The client gave up waiting and closed the connection.
-                        self.close_connection = True
+                    # Never sent: by the time the hold ends, the client has gone (or the
+                    # server is stopping), which is what a timeout test needs.
+                    self._hold(reply.delay)
+                    self.close_connection = True
                     return
                 self._send(reply)
+
+            def _hold(self, delay: float) -> None:
+                """Wait ``delay`` seconds, then until the client hangs up or the server stops."""
+                if server.stopping.wait(delay):
+                    return
+                while not server.stopping.is_set():
+                    # Woken when the client closes its end (readable, and EOF) or every tenth
+                    # of a second to see whether the server is stopping.
+                    readable, _, _ = select.select([self.connection], [], [], 0.1)
+                    if not readable:
+                        continue
+                    try:
+                        if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                            return
+                    except OSError:
+                        return
+                    # The client sent more on this connection: it is still there; wait on.
+                    server.stopping.wait(0.1)
 
             def _send(self, reply: Reply) -> None:
                 self.send_response(reply.status)
@@ -111,6 +137,8 @@ class WireServer:
             def log_message(self, format: str, *args: Any) -> None:
                 """Keep test output quiet."""
 
+        # Bound and listening from here on: connections made before the thread serves wait in
+        # the listen backlog, and the port is the server's until it stops.
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         # A short poll interval: shutdown() waits up to one interval, and tests stop many servers.
         self._thread = threading.Thread(
@@ -129,6 +157,7 @@ class WireServer:
 
     def stop(self) -> None:
         """Stop serving and close the socket."""
+        self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -142,3 +171,16 @@ def wire_server() -> Iterator[WireServer]:
         yield server
     finally:
         server.stop()
+
+
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that refuses connections for as long as the block runs.
+
+    The port is bound but never listened on, and held until the block ends, so no other
+    process can start listening on it in between (as it could on a port chosen and released).
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        port: int = held.getsockname()[1]
+        yield port

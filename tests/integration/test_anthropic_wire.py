@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from typing import Any
 
 import anthropic
 import pytest
-from wire_server import Recorded, Reply, WireServer, wire_server
+from wire_server import Recorded, Reply, WireServer, refused_port, wire_server
 
 from nucleo_core.errors import (
     ModelConnectionError,
@@ -191,14 +190,6 @@ def message_delta(stop_reason: str, output_tokens: int) -> dict[str, Any]:
 
 
 MESSAGE_STOP = {"type": "message_stop"}
-
-
-def closed_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (bound, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -668,16 +659,18 @@ def test_malformed_replies(server: WireServer, reply: Reply) -> None:
 
 def test_connection_refused() -> None:
     """A server that refuses the connection is ModelConnectionError naming where it pointed."""
-    port = closed_port()
 
-    async def run() -> None:
+    async def run(port: int) -> None:
         async with AnthropicClient(
             api_key="test-key", base_url=f"http://127.0.0.1:{port}", max_retries=0
         ) as client:
             await client.complete(HELLO)
 
-    with pytest.raises(ModelConnectionError, match=f"127.0.0.1:{port}") as caught:
-        asyncio.run(run())
+    with (
+        refused_port() as port,
+        pytest.raises(ModelConnectionError, match=f"127.0.0.1:{port}") as caught,
+    ):
+        asyncio.run(run(port))
     assert isinstance(caught.value.__cause__, anthropic.APIConnectionError)
 
 
@@ -851,14 +844,13 @@ def test_malformed_streams(server: WireServer, reply: Reply) -> None:
 
 def test_stream_connection_refused() -> None:
     """A stream to a server that refuses the connection is ModelConnectionError."""
-    port = closed_port()
 
-    async def run() -> None:
+    async def run(port: int) -> None:
         async with AnthropicClient(
             api_key="test-key", base_url=f"http://127.0.0.1:{port}", max_retries=0
         ) as client:
             async for _ in client.stream(HELLO):
                 pass
 
-    with pytest.raises(ModelConnectionError):
-        asyncio.run(run())
+    with refused_port() as port, pytest.raises(ModelConnectionError):
+        asyncio.run(run(port))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
-from wire_server import Reply, WireServer, wire_server
+from wire_server import Reply, WireServer, refused_port, wire_server
 
 from nucleo_core.errors import (
     ModelConnectionError,
@@ -614,11 +613,8 @@ def test_tool_call_without_name_is_malformed(server: WireServer) -> None:
 
 def test_closed_port_is_a_connection_error() -> None:
     """A server that refuses the connection is ModelConnectionError."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
 
-    async def main() -> None:
+    async def main(port: int) -> None:
         client = OpenAIChatClient(
             base_url=f"http://127.0.0.1:{port}/v1", api_key="test-key", max_retries=0
         )
@@ -627,8 +623,8 @@ def test_closed_port_is_a_connection_error() -> None:
         finally:
             await client.aclose()
 
-    with pytest.raises(ModelConnectionError) as caught:
-        asyncio.run(main())
+    with refused_port() as port, pytest.raises(ModelConnectionError) as caught:
+        asyncio.run(main(port))
 
     assert f"127.0.0.1:{port}" in str(caught.value)
 
