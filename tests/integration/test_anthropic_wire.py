@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +21,8 @@ import anthropic
 import pytest
 from wire_server import Recorded, Reply, WireServer, refused_port, wire_server
 
+from nucleo_core import ModelCatalog, ThinkerDeclaration, ToolHub, tool
+from nucleo_core.conversations import ConversationService
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
@@ -29,6 +32,7 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._json_depth import MAX_JSON_DEPTH, overflows
 from nucleo_core.models.anthropic import AnthropicClient
 from nucleo_core.models.client import ModelClient, ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
@@ -41,6 +45,7 @@ from nucleo_core.models.messages import (
     Usage,
 )
 from nucleo_core.models.request import ModelRequest, ModelResponse
+from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 from nucleo_core.tools.render import to_anthropic
 from nucleo_core.tools.spec import ToolSpec
 
@@ -643,10 +648,6 @@ def test_rejected_requests(server: WireServer, status: int, error_type: str) -> 
         ),
         pytest.param(Reply.json(message({"type": "text"})), id="text-without-text"),
         pytest.param(Reply.json(message({"text": "no type"})), id="block-without-type"),
-        pytest.param(
-            Reply.json(message({"type": "tool_use", "id": "t", "name": "search", "input": 5})),
-            id="tool-input-not-object",
-        ),
         pytest.param(Reply.json(message(text("x"), input_tokens="many")), id="usage-not-int"),
     ],
 )
@@ -854,3 +855,191 @@ def test_stream_connection_refused() -> None:
 
     with refused_port() as port, pytest.raises(ModelConnectionError):
         asyncio.run(run(port))
+
+
+# --- malformed tool uses ----------------------------------------------------------------------
+
+DEEP = 10_000
+
+
+def deep_reply(*blocks: str) -> Reply:
+    """A Messages API reply whose content blocks are given as JSON text.
+
+    ``json.dumps`` cannot write a value nested 10,000 deep, so the blocks are spliced in.
+    """
+    body = json.dumps(message(stop_reason="tool_use")).replace(
+        '"content": []', '"content": [' + ", ".join(blocks) + "]"
+    )
+    return Reply(body=body.encode(), headers={"content-type": "application/json"})
+
+
+def deep_tool_use(id: str) -> str:
+    """A tool_use block whose input nests ``DEEP`` levels deep."""
+    value = "[" * DEEP + "]" * DEEP
+    return f'{{"type": "tool_use", "id": "{id}", "name": "search", "input": {{"query": {value}}}}}'
+
+
+def test_a_tool_input_nested_10000_deep_is_cut_and_the_rest_of_the_reply_is_read(
+    server: WireServer,
+) -> None:
+    """A 10,000-deep input (too deep for the SDK's JSON decoding) leaves the other blocks whole."""
+    server.replies.append(
+        deep_reply(
+            json.dumps(text("Looking.")),
+            deep_tool_use("toolu_deep"),
+            json.dumps(tool_use("toolu_ok", "search", {"query": "lisbon"})),
+        )
+    )
+    response = complete(server)
+
+    deep, good = response.tool_uses
+    assert response.text == "Looking."
+    assert good == ToolUseBlock(id="toolu_ok", name="search", input={"query": "lisbon"})
+    assert (deep.id, deep.name) == ("toolu_deep", "search")
+    assert isinstance(deep.input, str)  # its bounded cut form, still reading as too deep
+    assert len(deep.input) <= 1_100
+    assert overflows(deep.input) is not None
+
+
+def test_a_tool_input_just_past_the_depth_limit_is_cut_too(server: WireServer) -> None:
+    """An input the SDK can decode but nesting past MAX_JSON_DEPTH is cut all the same."""
+    value: Any = []
+    for _ in range(MAX_JSON_DEPTH):
+        value = [value]
+    server.replies.append(Reply.json(message(tool_use("t", "search", {"query": value}))))
+
+    (use,) = complete(server).tool_uses
+    assert isinstance(use.input, str)
+    assert overflows(use.input) is not None
+
+
+@pytest.mark.parametrize("name", [None, 7], ids=["null", "integer"])
+def test_a_tool_name_that_is_not_a_string_is_kept_empty(server: WireServer, name: object) -> None:
+    """A tool_use named null or a number becomes a call named "" for the handler to refuse."""
+    server.replies.append(
+        Reply.json(
+            message(
+                {"type": "tool_use", "id": "toolu_bad", "name": name, "input": {"query": "q"}},
+                tool_use("toolu_ok", "search", {"query": "q"}),
+                stop_reason="tool_use",
+            )
+        )
+    )
+    bad, good = complete(server).tool_uses
+    assert bad == ToolUseBlock(id="toolu_bad", name="", input={"query": "q"})
+    assert good.name == "search"
+
+
+@pytest.mark.parametrize(("given", "kept"), [(5, "5"), (None, "null"), ([1], "[1]")])
+def test_a_tool_input_that_is_not_an_object_is_kept_as_its_json_text(
+    server: WireServer, given: object, kept: str
+) -> None:
+    """An input that is not an object is kept as its JSON text, for the handler to refuse."""
+    server.replies.append(
+        Reply.json(message({"type": "tool_use", "id": "t", "name": "search", "input": given}))
+    )
+    (use,) = complete(server).tool_uses
+    assert use.input == kept
+
+
+def test_a_too_deep_input_in_the_conversation_is_sent_as_an_empty_object(
+    server: WireServer,
+) -> None:
+    """History holding a 10,000-deep input (or its cut form) is sent, as {} for that call."""
+    value: list[Any] = []
+    for _ in range(DEEP):
+        value = [value]
+    turn = Message(
+        role="assistant",
+        content=(
+            ToolUseBlock(id="t1", name="search", input={"query": value}),
+            ToolUseBlock(id="t2", name="search", input="[" * DEEP),
+        ),
+    )
+    server.replies.append(Reply.json(message(text("ok"))))
+    complete(server, ModelRequest(model=MODEL, messages=(Message.user("Go"), turn)))
+    sent_inputs = [block["input"] for block in sent(server)["messages"][1]["content"]]
+    assert sent_inputs == [{}, {}]
+
+
+def test_a_stream_whose_tool_input_nests_too_deep_is_malformed_not_a_recursion_error(
+    server: WireServer,
+) -> None:
+    """A stream event too deep to decode ends the stream with ModelResponseMalformed."""
+    start = json.dumps(message_start())
+    block = deep_tool_use("toolu_deep")
+    body = (
+        f"event: message_start\ndata: {start}\n\n"
+        "event: content_block_start\n"
+        f'data: {{"type": "content_block_start", "index": 0, "content_block": {block}}}\n\n'
+    )
+    server.replies.append(Reply(body=body.encode(), headers={"content-type": "text/event-stream"}))
+    _, error = stream(server)
+    assert isinstance(error, ModelResponseMalformed)
+
+
+# --- a whole thinker turn over the wire ---------------------------------------------------------
+
+
+@tool(read_only=True, risk="low")
+def search_notes(query: str) -> str:
+    """Search the notes."""
+    return f"found: {query}"
+
+
+class NoteThinker(SingleObjectiveThinker[str, str]):
+    """A thinker with one tool."""
+
+    declaration = ThinkerDeclaration("standard", "short")
+
+    @classmethod
+    def declare_default_tools(cls) -> list[Any]:
+        return [search_notes]
+
+
+def test_a_thinker_turn_goes_on_past_a_deep_input_and_a_null_name(server: WireServer) -> None:
+    """Through the real SDK, the bad calls get error results and the good one runs."""
+    value = "[" * DEEP + "]" * DEEP
+    server.replies.append(
+        deep_reply(
+            f'{{"type": "tool_use", "id": "toolu_deep", "name": "search_notes", '
+            f'"input": {{"query": {value}}}}}',
+            '{"type": "tool_use", "id": "toolu_null", "name": null, "input": {}}',
+            json.dumps(tool_use("toolu_ok", "search_notes", {"query": "lisbon"})),
+        )
+    )
+    server.replies.append(Reply.json(message(text("Lisbon is in the notes."))))
+
+    async def main() -> str:
+        async with make_client(server) as client:
+            thinker = NoteThinker(
+                NoteThinker.declaration,
+                hub=ToolHub(),
+                catalog=ModelCatalog(grades={"standard": f"anthropic:{MODEL}"}),
+                conversations=ConversationService(":memory:"),
+                client=client,
+            )
+            answer = await thinker.run("Find Lisbon.")
+            assert thinker.transcript() is not None
+            return answer
+
+    assert asyncio.run(main()) == "Lisbon is in the notes."
+    results = {
+        block["tool_use_id"]: block
+        for block in server.requests[1].json()["messages"][-1]["content"]
+        if block["type"] == "tool_result"
+    }
+    assert list(results) == ["toolu_deep", "toolu_null", "toolu_ok"]
+    assert results["toolu_ok"]["content"] == "found: lisbon"
+    assert not results["toolu_ok"]["is_error"]
+    assert results["toolu_deep"]["is_error"]
+    assert f"more than {MAX_JSON_DEPTH} levels deep" in results["toolu_deep"]["content"]
+    assert results["toolu_null"]["is_error"]
+    assert "must be a string naming one of the available tools" in results["toolu_null"]["content"]
+    # The deep call went back as {} and the null-named one with the name "".
+    calls = server.requests[1].json()["messages"][1]["content"]
+    assert [(call["name"], call["input"]) for call in calls] == [
+        ("search_notes", {}),
+        ("", {}),
+        ("search_notes", {"query": "lisbon"}),
+    ]
