@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 import pytest
 from wire_server import Reply, WireServer, refused_port, wire_server
 
+from nucleo_core import ModelCatalog, ThinkerDeclaration, ToolHub, tool
+from nucleo_core.conversations import ConversationService
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelNotConfigured,
@@ -26,6 +28,7 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._json_depth import MAX_JSON_DEPTH, overflows
 from nucleo_core.models.client import ModelClient, ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
     Message,
@@ -37,6 +40,7 @@ from nucleo_core.models.messages import (
 )
 from nucleo_core.models.openai import KEYLESS_PLACEHOLDER, OpenAIChatClient
 from nucleo_core.models.request import ModelRequest, ModelResponse
+from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 from nucleo_core.tools.spec import ToolSpec
 
 T = TypeVar("T")
@@ -602,13 +606,24 @@ def test_non_json_body_is_malformed(server: WireServer) -> None:
         complete(server)
 
 
-def test_tool_call_without_name_is_malformed(server: WireServer) -> None:
-    """A tool call that names no function is ModelResponseMalformed."""
-    calls = [{"id": "call_a", "type": "function", "function": {"arguments": "{}"}}]
+@pytest.mark.parametrize(
+    "function",
+    [{"arguments": "{}"}, {"name": None, "arguments": "{}"}, {"name": 7, "arguments": "{}"}],
+    ids=["missing", "null", "integer"],
+)
+def test_a_tool_call_without_a_string_name_is_kept_with_an_empty_name(
+    server: WireServer, function: dict[str, Any]
+) -> None:
+    """A call naming no function, or null, or a number, is kept named "" beside the others."""
+    calls = [
+        {"id": "call_bad", "type": "function", "function": function},
+        {"id": "call_ok", "type": "function", "function": {"name": "search", "arguments": "{}"}},
+    ]
     server.replies.append(Reply.json(completion({"tool_calls": calls}, "tool_calls")))
 
-    with pytest.raises(ModelResponseMalformed):
-        complete(server)
+    bad, good = complete(server).tool_uses
+    assert bad == ToolUseBlock(id="call_bad", name="", input={})
+    assert good.name == "search"
 
 
 def test_closed_port_is_a_connection_error() -> None:
@@ -871,3 +886,181 @@ def test_importing_the_adapter_does_not_import_the_sdk() -> None:
     )
 
     assert json.loads(result.stdout) == []
+
+
+# -- malformed tool calls ------------------------------------------------------------------
+
+DEEP = 10_000
+DEEP_ARGUMENTS = '{"query": ' + "[" * DEEP + "]" * DEEP + "}"
+
+
+def deep_completion(*calls: str) -> Reply:
+    """A chat completion whose tool calls are given as JSON text.
+
+    ``json.dumps`` cannot write a value nested 10,000 deep, so the calls are spliced in.
+    """
+    body = json.dumps(completion({"tool_calls": []}, "tool_calls")).replace(
+        '"tool_calls": []', '"tool_calls": [' + ", ".join(calls) + "]"
+    )
+    return Reply(body=body.encode(), headers={"content-type": "application/json"})
+
+
+def good_call(call_id: str = "call_ok", name: str = "search") -> str:
+    return json.dumps(
+        {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": '{"query": "q"}'},
+        }
+    )
+
+
+def test_arguments_nested_10000_deep_are_cut_and_the_other_calls_read(server: WireServer) -> None:
+    """Arguments text nesting 10,000 deep is kept in its bounded cut form, never decoded."""
+    deep = json.dumps(
+        {
+            "id": "call_deep",
+            "type": "function",
+            "function": {"name": "search", "arguments": DEEP_ARGUMENTS},
+        }
+    )
+    server.replies.append(deep_completion(deep, good_call()))
+
+    deep_use, good = complete(server).tool_uses
+    assert good == ToolUseBlock(id="call_ok", name="search", input={"query": "q"})
+    assert isinstance(deep_use.input, str)
+    assert len(deep_use.input) <= 1_100
+    assert overflows(deep_use.input) is not None
+
+
+def test_an_argument_object_nested_10000_deep_is_cut_and_the_rest_read(server: WireServer) -> None:
+    """A server sending arguments as a 10,000-deep object (too deep for the SDK) loses one call."""
+    deep = (
+        '{"id": "call_deep", "type": "function", "function": {"name": "search", '
+        '"arguments": ' + DEEP_ARGUMENTS + "}}"
+    )
+    server.replies.append(deep_completion(deep, good_call()))
+
+    deep_use, good = complete(server).tool_uses
+    assert good.input == {"query": "q"}
+    assert isinstance(deep_use.input, str)
+    assert overflows(deep_use.input) is not None
+
+
+def test_streamed_arguments_nested_10000_deep_are_cut(server: WireServer) -> None:
+    """Streamed argument fragments that nest 10,000 deep are cut, the stream read to its end."""
+    half = len(DEEP_ARGUMENTS) // 2
+    server.replies.append(
+        sse(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "call_deep",
+                            "type": "function",
+                            "function": {"name": "search", "arguments": DEEP_ARGUMENTS[:half]},
+                        }
+                    ]
+                }
+            ),
+            chunk({"tool_calls": [{"index": 0, "function": {"arguments": DEEP_ARGUMENTS[half:]}}]}),
+            chunk({}, finish_reason="tool_calls"),
+        )
+    )
+    final = collect(server)[-1]
+    assert isinstance(final, ResponseComplete)
+    (use,) = final.response.tool_uses
+    assert isinstance(use.input, str)
+    assert overflows(use.input) is not None
+
+
+def test_a_stream_chunk_nesting_too_deep_is_malformed_not_a_recursion_error(
+    server: WireServer,
+) -> None:
+    """A chunk too deep to decode at all ends the stream with ModelResponseMalformed."""
+    deep_chunk = (
+        '{"choices": [{"index": 0, "delta": {"content": ' + "[" * DEEP + "]" * DEEP + "}}]}"
+    )
+    server.replies.append(Reply.sse([(None, deep_chunk), (None, "[DONE]")]))
+
+    with pytest.raises(ModelResponseMalformed):
+        collect(server)
+
+
+def test_a_too_deep_input_in_the_conversation_is_sent_in_its_cut_form(server: WireServer) -> None:
+    """History holding a 10,000-deep input object is sent, its arguments the bounded cut form."""
+    value: list[Any] = []
+    for _ in range(DEEP):
+        value = [value]
+    turn = Message(
+        role="assistant",
+        content=(ToolUseBlock(id="call_1", name="search", input={"query": value}),),
+    )
+    server.replies.append(Reply.json(completion({"content": "ok"})))
+    complete(server, ModelRequest(model="gpt-test", messages=(Message.user("Go"), turn)))
+
+    (call,) = server.requests[0].json()["messages"][1]["tool_calls"]
+    assert overflows(call["function"]["arguments"]) is not None
+    assert len(call["function"]["arguments"]) <= 1_100
+
+
+# -- a whole thinker turn over the wire ------------------------------------------------------
+
+
+@tool(read_only=True, risk="low")
+def search_notes(query: str) -> str:
+    """Search the notes."""
+    return f"found: {query}"
+
+
+class NoteThinker(SingleObjectiveThinker[str, str]):
+    """A thinker with one tool."""
+
+    declaration = ThinkerDeclaration("standard", "short")
+
+    @classmethod
+    def declare_default_tools(cls) -> list[Any]:
+        return [search_notes]
+
+
+def test_a_thinker_turn_goes_on_past_deep_arguments_and_an_integer_name(
+    server: WireServer,
+) -> None:
+    """Through the real SDK, the bad calls get error results and the good one runs."""
+    deep = json.dumps(
+        {
+            "id": "call_deep",
+            "type": "function",
+            "function": {"name": "search_notes", "arguments": DEEP_ARGUMENTS},
+        }
+    )
+    numbered = '{"id": "call_int", "type": "function", "function": {"name": 7, "arguments": "{}"}}'
+    server.replies.append(deep_completion(deep, numbered, good_call(name="search_notes")))
+    server.replies.append(Reply.json(completion({"content": "Found it."})))
+
+    async def main() -> str:
+        async with OpenAIChatClient(base_url=server.url + "/v1", api_key="k", max_retries=0) as c:
+            thinker = NoteThinker(
+                NoteThinker.declaration,
+                hub=ToolHub(),
+                catalog=ModelCatalog(grades={"standard": "openai:gpt-test"}),
+                conversations=ConversationService(":memory:"),
+                client=c,
+            )
+            answer = await thinker.run("Find it.")
+            assert thinker.transcript() is not None
+            return answer
+
+    assert asyncio.run(main()) == "Found it."
+    results = {
+        message["tool_call_id"]: message["content"]
+        for message in server.requests[1].json()["messages"]
+        if message["role"] == "tool"
+    }
+    assert list(results) == ["call_deep", "call_int", "call_ok"]
+    assert results["call_ok"] == "found: q"
+    assert results["call_deep"].startswith("Error: ")
+    assert f"more than {MAX_JSON_DEPTH} levels deep" in results["call_deep"]
+    assert "[[" not in results["call_deep"]
+    assert "must be a string naming one of the available tools" in results["call_int"]
