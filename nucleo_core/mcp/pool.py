@@ -10,8 +10,8 @@ its *host*:
 
 Either way the time limit is enforced on both sides, so a server that dies or hangs produces
 an error result in time, never a hang. Leaving the ``async with`` block (or `close`, or the pool
-being garbage-collected, or the interpreter exiting) closes every session; the SDK stops each
-stdio server's whole process group, so no child process is left.
+being garbage-collected, or the interpreter exiting) closes every session, and each stdio
+server's whole process group is stopped, so no process it started is left.
 """
 
 from __future__ import annotations
@@ -324,8 +324,8 @@ class MCPClientPool:
     def close(self) -> None:
         """Close every session and stop the pool's threads; idempotent.
 
-        Each stdio server is stopped as the MCP specification says (its stdin closed, then
-        SIGTERM and SIGKILL to its process group), so no child process is left behind. Called
+        Each stdio server is stopped as the MCP specification says (its stdin closed), then
+        its whole process group (SIGTERM, then SIGKILL), so no process it started is left. Called
         on the home loop's own thread, it cannot wait for the sessions there: their closing
         then runs on that loop, and `aclose` (or leaving the ``async with`` block) awaits it.
         """
