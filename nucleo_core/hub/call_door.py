@@ -25,8 +25,9 @@ __all__ = ["call_door"]
 def call_door(thinker: ThinkerBase, name: str | None) -> ToolProvider:
     """The provider a call to ``name`` may run, checked now, at the call.
 
-    **Available**: registered in this turn's palette and inside every restriction and phase,
-    and still offered at this moment: a system-wide tool withdrawn since the palette was built
+    **Available**: registered in this turn's palette, inside every restriction and phase and,
+    for a delegate, inside the surface its parent had at launch; and still offered at this
+    moment: a system-wide tool withdrawn since the palette was built
     is refused, and so is a granted tool whose catalog no longer holds it (the grant is then
     revoked, on the record). **Read-only**: a read-only thinker runs only tools declared
     read-only.
@@ -39,8 +40,19 @@ def call_door(thinker: ThinkerBase, name: str | None) -> ToolProvider:
 
     registry = thinker._registry
     provider = registry.available(name)
-    if provider is None or not ThinkerBase._offered_now(thinker, provider):
-        raise UnknownTool(registry.available_names())
+    if (
+        provider is None
+        or not ThinkerBase._within_ceiling(thinker, provider)
+        or not ThinkerBase._offered_now(thinker, provider)
+    ):
+        raise UnknownTool(
+            [
+                each.name
+                for each in registry.providers()
+                if registry.available(each.name) is each
+                and ThinkerBase._within_ceiling(thinker, each)
+            ]
+        )
     if thinker._read_only:
         ReadOnlyPalette.require_read_only(provider)
     return provider

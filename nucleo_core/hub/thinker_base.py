@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from nucleo_core.hub._off_loop import decided_off_loop
@@ -70,6 +70,10 @@ class ThinkerBase:
         # view the palette was built from, so an unchanged catalog is known in O(1).
         self._conditional: dict[str, str] = {}
         self._catalog_at_assembly: Sequence[ToolProvider] = ()
+        # A delegate's ceiling, captured from its parent at launch: the tools it may ever
+        # reach, by name, each the very provider allowed (``None``: the delegate's own
+        # instance of a framework tool, such as its meta-tools). ``None``: no ceiling.
+        self._ceiling: Mapping[str, ToolProvider | None] | None = None
         self._assembled = False
         self._lock = threading.RLock()
         # The meta-tools of the last turn, kept while their catalogs are unchanged: the
@@ -219,6 +223,31 @@ class ThinkerBase:
             )
         return revoked
 
+    def _within_ceiling(self, provider: ToolProvider) -> bool:
+        """Whether a delegate's ceiling (if it has one) allows ``provider``."""
+        ceiling = self._ceiling
+        if ceiling is None:
+            return True
+        if provider.name not in ceiling:
+            return False
+        allowed = ceiling[provider.name]
+        return allowed is None or allowed is provider or allowed == provider
+
+    def _surface_now(self) -> dict[str, ToolProvider]:
+        """What the call door would let run right now, by name (a delegate's ceiling)."""
+        registry = self._registry
+        surface: dict[str, ToolProvider] = {}
+        for provider in registry.providers():
+            if registry.available(provider.name) is not provider:
+                continue
+            if self._read_only and not provider.read_only:
+                continue
+            if not ThinkerBase._within_ceiling(self, provider):
+                continue
+            if ThinkerBase._offered_now(self, provider):
+                surface[provider.name] = provider
+        return surface
+
     def _offered_now(self, provider: ToolProvider) -> bool:
         """Whether ``provider``, in the palette, is still offered at this moment.
 
@@ -286,6 +315,10 @@ class ThinkerBase:
             for name in registry.names():
                 if name not in keep:
                     registry.unregister(name)
+            if self._ceiling is not None:  # a delegate is offered nothing beyond its ceiling
+                for provider in registry.providers():
+                    if not ThinkerBase._within_ceiling(self, provider):
+                        registry.unregister(provider.name)
             self._offer_catalog()
             skills = [skill for skill in self.skill_catalog() if skill not in self._skills]
             if skills:

@@ -36,7 +36,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nucleo_core.conversations.artifact_tools import ArtifactToolProvider
+from nucleo_core.conversations.artifact_tools import (
+    GET_ARTIFACT_FIELD,
+    SEARCH_ARTIFACT_CONTENT,
+    ArtifactToolProvider,
+)
 from nucleo_core.conversations.errors import ArtifactNotFound
 from nucleo_core.errors import CorrectableError, MisuseError, ResponseError
 from nucleo_core.hub.meta_tools import REQUEST_SKILL, REQUEST_TOOLS
@@ -194,6 +198,35 @@ def _delegable(parent: Thinker[Any, Any]) -> list[ToolProvider]:
     ]
 
 
+def _ceiling_from(parent: Thinker[Any, Any]) -> dict[str, ToolProvider | None]:
+    """The most a delegate of ``parent`` may ever reach: the parent's surface at launch.
+
+    What the parent's call door lets run now (its phase, restrictions, read-only binding,
+    withdrawals and its own ceiling applied), by provider; the catalog tools the parent could
+    be granted and run in its current phase, when its ``request_tools`` is available; and the
+    delegate's own instances of the framework's tools (its meta-tools, over catalogs taken
+    from the parent's; its artifact tools, over its own conversation; ``sub_thinker``, whose
+    delegates get this same ceiling).
+    """
+    if not parent._assembled:  # launched before the parent's first turn: its palette now
+        parent.reconcile_tool_registry()
+    surface: dict[str, ToolProvider | None] = dict(ThinkerBase._surface_now(parent))
+    registry = parent.registry
+    if REQUEST_TOOLS in surface:
+        phase = registry.phase
+        for provider in ThinkerBase.tool_catalog(parent):
+            if (phase is None or phase.permits(provider)) and ThinkerBase._within_ceiling(
+                parent, provider
+            ):
+                surface.setdefault(provider.name, provider)
+    for own in (REQUEST_TOOLS, REQUEST_SKILL):
+        if own in surface:
+            surface[own] = None
+    for own in (SUB_THINKER, GET_ARTIFACT_FIELD, SEARCH_ARTIFACT_CONTENT):
+        surface[own] = None
+    return surface
+
+
 class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
     """A delegate launched by a running thinker: its tools, catalogs and seat are the parent's.
 
@@ -234,9 +267,18 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
             client=parent.client,
         )
         self.parent = parent
-        # As ThinkerBase computes them: an override of the parent's cannot widen delegation.
-        self._tool_catalog: tuple[ToolProvider, ...] = tuple(ThinkerBase.tool_catalog(parent))
-        self._skill_catalog: tuple[Skill, ...] = tuple(ThinkerBase.skill_catalog(parent))
+        self._ceiling = _ceiling_from(parent)
+        # As ThinkerBase computes them (an override of the parent's cannot widen delegation),
+        # and only when the parent could ask for more itself at launch, within its own surface.
+        surface = self._ceiling
+        self._tool_catalog: tuple[ToolProvider, ...] = (
+            tuple(p for p in ThinkerBase.tool_catalog(parent) if p.name in surface)
+            if REQUEST_TOOLS in surface
+            else ()
+        )
+        self._skill_catalog: tuple[Skill, ...] = (
+            tuple(ThinkerBase.skill_catalog(parent)) if REQUEST_SKILL in surface else ()
+        )
         context = parent.conversation
         self._source: ArtifactStore | None = context.artifacts if context is not None else None
         self._conveyed: tuple[str, ...] = ()
