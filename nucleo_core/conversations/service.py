@@ -162,7 +162,8 @@ class ConversationService:
         Raises:
             ConversationBusy: Another process, or another service of this process, has a
                 conversation of that id open for writing.
-            ConversationConflict: A different conversation of that id is stored already.
+            ConversationConflict: A different conversation of that id is stored already, or
+                is open in this service.
             ConversationClosedError: The context was closed.
             ConversationStoreError: The context could not be stored.
         """
@@ -172,6 +173,11 @@ class ConversationService:
             store = self._journal()
             if context.id in self._holds:
                 raise _stored_already(context.id)
+            if self._open.get(context.id, context) is not context:
+                raise ConversationConflict(
+                    f"another conversation {context.id} is open in this service: close it "
+                    "before making this one durable"
+                )
             hold = store.hold(context.id)
             try:
                 if store.exists(context.id):
@@ -180,10 +186,8 @@ class ConversationService:
             except BaseException:
                 self._release(store, hold)
                 raise
-            if self._open.setdefault(context.id, context) is context:
-                self._keep_hold(context.id, hold)
-            else:  # another context of that id is open here; it is not this one's to hold
-                self._release(store, hold)
+            self._open[context.id] = context
+            self._keep_hold(context.id, hold)
 
     def delete(self, conversation_id: str) -> bool:
         """Delete the conversation (stored or open) and everything kept with it.

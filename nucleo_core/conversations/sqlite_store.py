@@ -263,7 +263,7 @@ class SQLiteConversationStore:
             # lock taken reads the record of whoever took it, never a half-written one.
             with self._transaction(f"open conversation {conversation_id} for writing") as db:
                 record = db.execute(
-                    "SELECT pid, host, since FROM writers WHERE conversation_id = ?",
+                    "SELECT pid, host, since, token FROM writers WHERE conversation_id = ?",
                     (conversation_id,),
                 ).fetchone()
                 fd = try_lock(path, conversation_id)
@@ -285,7 +285,7 @@ class SQLiteConversationStore:
             self._holds[hold.token] = hold
             _HOLDING.add(self)
         if record is not None:
-            pid, host, since = record
+            pid, host, since, _ = record
             logger.warning(
                 "conversation %s: its previous writer (pid %s on host %s, since %s) ended "
                 "without closing it; this process (pid %d) takes it over",

@@ -33,6 +33,7 @@ import socket
 import sys
 import uuid
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,23 +126,28 @@ def unlock(hold: WriterHold) -> None:
         os.close(fd)  # closing alone releases the lock too; unlocking first says so
 
 
-def busy(conversation_id: str, record: tuple[object, object, object] | None) -> ConversationBusy:
-    """The error for a conversation whose lock another holds; ``record`` is its writers row."""
+def busy(conversation_id: str, record: Sequence[object] | None) -> ConversationBusy:
+    """The error for a conversation whose lock another holds.
+
+    Args:
+        conversation_id: The conversation.
+        record: Its ``writers`` row (``pid, host, since, token``), or ``None`` when there is
+            none.
+    """
     if record is None:
         return ConversationBusy(conversation_id, pid=None, host=None, since=None)
-    pid, host, since = record
-    known_pid = pid if isinstance(pid, int) else None
-    known_host = host if isinstance(host, str) else None
+    pid, host, since, token = record
     try:
         when = datetime.fromisoformat(since) if isinstance(since, str) else None
     except ValueError:
         when = None
     return ConversationBusy(
         conversation_id,
-        pid=known_pid,
-        host=known_host,
+        pid=pid if isinstance(pid, int) else None,
+        host=host if isinstance(host, str) else None,
         since=when,
-        this_process=known_pid == os.getpid() and known_host == this_host(),
+        # By the token, not the pid: another pid namespace (a container) may reuse this pid.
+        this_process=any(hold.token == token for hold in list(_HOLDS)),
     )
 
 

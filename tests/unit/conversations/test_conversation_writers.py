@@ -21,6 +21,7 @@ from nucleo_core import ConversationBusy as ExportedConversationBusy
 from nucleo_core.conversations import (
     ConversationBusy,
     ConversationConflict,
+    ConversationContext,
     ConversationError,
     ConversationService,
     ConversationStoreError,
@@ -247,3 +248,14 @@ def test_an_unusable_lock_folder_is_a_store_error_naming_it(store_path: Path) ->
             store.hold("c")
     finally:
         store.close()
+
+
+def test_make_durable_refuses_a_context_whose_id_another_open_context_has(
+    first: ConversationService,
+) -> None:
+    """A free-standing context is not made durable under the id of another one open here."""
+    first.open("c")
+    twin = ConversationContext("c")
+    with pytest.raises(ConversationConflict, match="another conversation c is open"):
+        first.make_durable(twin)
+    assert not twin.durable
