@@ -847,10 +847,12 @@ def test_missing_openai_key_is_not_configured(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_missing_sdk_is_not_configured_with_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without the openai SDK, construction says which extra to install."""
+    """Without the openai SDK, construction gives the commands that install it."""
     monkeypatch.setitem(sys.modules, "openai", None)
 
-    with pytest.raises(ModelNotConfigured, match=r'pip install "nucleo-core\[openai\]"'):
+    with pytest.raises(
+        ModelNotConfigured, match=r"pip install 'openai>=.*pip install '\.\[openai\]'"
+    ):
         OpenAIChatClient(base_url="http://127.0.0.1:1/v1")
 
 
