@@ -628,7 +628,7 @@ def test_the_real_command_lists_weather_tools_as_json(tmp_path: Path) -> None:
 
 
 def test_the_readme_quickstart_command_runs_from_the_repository_root() -> None:
-    """README's `nucleo tools --from docs/examples/weather.py` lists the three weather tools."""
+    """`nucleo tools --from docs/examples/weather.py` (docs/index.md) lists the weather tools."""
     completed = run_module("tools", "--from", "docs/examples/weather.py", cwd=REPO)
     assert completed.returncode == 0, completed.stderr
     for name in WEATHER_NAMES:
@@ -657,3 +657,71 @@ def test_importing_nucleo_core_does_not_import_the_cli() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert completed.stdout.splitlines() == ["[]", "False"]
+
+
+@pytest.mark.parametrize(
+    ("line", "word", "completion"),
+    [("nucleo to", 1, "tools"), ("nucleo tools --f", 2, "--from"), ("nucleo plu", 1, "plugins")],
+)
+def test_the_shell_completion_docs_cli_md_describes_completes_commands_and_options(
+    line: str, word: int, completion: str
+) -> None:
+    """`_NUCLEO_COMPLETE=bash_complete` (what docs/cli.md's bash line runs) completes a word."""
+    environment = {
+        **os.environ,
+        "_NUCLEO_COMPLETE": "bash_complete",
+        "COMP_WORDS": line,
+        "COMP_CWORD": str(word),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-c", "from nucleo_core.cli import main; main()"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert f"plain,{completion}" in completed.stdout.splitlines()
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_each_shell_gets_a_completion_script(shell: str) -> None:
+    """`_NUCLEO_COMPLETE=<shell>_source nucleo` prints the script docs/cli.md has you source."""
+    completed = subprocess.run(
+        [sys.executable, "-c", "from nucleo_core.cli import main; main()"],
+        env={**os.environ, "_NUCLEO_COMPLETE": f"{shell}_source"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "_NUCLEO_COMPLETE" in completed.stdout
+    assert "_nucleo_completion" in completed.stdout
+
+
+def test_mcp_with_nothing_configured_points_at_what_a_pip_user_has(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No servers configured: an inline example, `nucleo mcp --help` and the online page."""
+    monkeypatch.chdir(tmp_path)
+    result = run("mcp")
+    assert result.exit_code == 0, result.output
+    assert "[tool.nucleo.mcp.servers.time]" in result.output
+    assert "`nucleo mcp --help`" in result.output
+    assert "https://nucleo-agents.github.io/nucleo/mcp/" in result.output
+    assert "docs/mcp.md" not in result.output
+
+
+def test_the_help_names_the_documentation_and_shell_completion_urls_whole() -> None:
+    """`nucleo -h` ends with the docs' URL and the completion section's, each on one line."""
+    result = run("-h")
+    assert result.exit_code == 0, result.output
+    lines = [line.strip() for line in result.output.splitlines()]
+    assert "Documentation: https://nucleo-agents.github.io/nucleo/" in lines
+    assert (
+        "Shell completion (bash, zsh, fish): "
+        "https://nucleo-agents.github.io/nucleo/cli/#shell-completion"
+    ) in lines
+    assert "-V, --version" in result.output

@@ -29,6 +29,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -257,3 +258,64 @@ def test_relative_links_point_at_files_that_exist(page: Path) -> None:
         if "://" in target or target.startswith(("#", "mailto:")):
             continue
         assert (page.parent / target.split("#")[0]).exists(), f"{page.name}: broken link {target}"
+
+
+PLUGIN_FOLDERS = sorted(path.parent for path in (REPO / "plugins").glob("*/pyproject.toml"))
+PLUGIN_READMES = [folder / "README.md" for folder in PLUGIN_FOLDERS]
+# `pip install nucleo-core` (or a first-party plugin's name) from an index: no index serves them.
+_INDEX_INSTALL = re.compile(
+    r"pip install (?:-[-\w]+ )*[\"']?(nucleo-(?:core|tools-files|guard-risk|skills-core))\b"
+)
+_PLUGINS_ONE_LINER = "python3 -m pip install . ./plugins/"
+
+
+def test_the_readme_links_only_to_absolute_urls() -> None:
+    """README links work on a package page too: none is relative to the repository."""
+    for target in _LINK.findall((REPO / "README.md").read_text(encoding="utf-8")):
+        assert "://" in target or target.startswith("#"), f"README: relative link {target}"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [*PAGES, REPO / "README.md", *PLUGIN_READMES],
+    ids=[path.relative_to(REPO).as_posix() for path in [*PAGES, REPO / "README.md"]]
+    + [path.relative_to(REPO).as_posix() for path in PLUGIN_READMES],
+)
+def test_no_page_says_to_install_nucleo_from_a_package_index(page: Path) -> None:
+    """Install from a checkout or a built wheel: `pip install nucleo-core` appears only refuted."""
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+        for found in _INDEX_INSTALL.finditer(line):
+            refuted = f"`pip install {found.group(1)}` finds nothing" in line
+            assert refuted, f"{page.name}:{number}: {line.strip()}"
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/install.md", "docs/first-party-plugins.md"])
+def test_the_one_command_for_core_and_its_plugins_names_every_first_party_plugin(
+    page: str,
+) -> None:
+    """The documented one-liner installs core with every plugins/* folder the repository has."""
+    assert len(PLUGIN_FOLDERS) == 3
+    lines = (REPO / page).read_text(encoding="utf-8").splitlines()
+    (command,) = [line for line in lines if line.startswith(_PLUGINS_ONE_LINER)]
+    named = set(command.split()[5:])
+    assert named == {f"./plugins/{folder.name}" for folder in PLUGIN_FOLDERS}
+
+
+def test_the_first_party_plugins_page_names_each_plugin_and_its_entry_point() -> None:
+    """docs/first-party-plugins.md lists every first-party distribution with its entry point."""
+    text = (DOCS / "first-party-plugins.md").read_text(encoding="utf-8")
+    for folder in PLUGIN_FOLDERS:
+        project = tomllib.loads((folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        assert f"## {project['name']}" in text
+        for group, points in project["entry-points"].items():
+            for name in points:
+                assert f"`{group}` `{name}`" in text, f"{project['name']}: {group} {name}"
+
+
+def test_the_cli_page_documents_the_short_version_option_and_shell_completion() -> None:
+    """docs/cli.md says `nucleo -V`, and how to switch completion on in bash, zsh and fish."""
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert "`nucleo -V`" in text
+    assert "## Shell completion" in text
+    for shell in ("bash", "zsh", "fish"):
+        assert f"_NUCLEO_COMPLETE={shell}_source nucleo" in text
