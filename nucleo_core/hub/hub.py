@@ -123,6 +123,9 @@ class ToolHub:
         self._pending_tools: dict[type[Any], list[ToolProvider]] = {}
         self._pending_skills: dict[type[Any], list[Skill | str]] = {}
         self._defaults: dict[type[Any], tuple[ToolProvider, ...]] = {}
+        # Names withdrawn from a class's catalog (key None: from every catalog), kept so a
+        # catalog resolved later, or widened by a plugin, leaves them out too.
+        self._withdrawn: dict[type[Any] | None, set[str]] = {}
         self._rules: list[AdmissionRule] = []
         self._skill_rules: list[SkillAdmissionRule] = []
         self._record: list[AdmissionEvent] = []
@@ -263,6 +266,8 @@ class ToolHub:
         """Widen ``thinker_class``'s catalog with tools, without rebuilding any thinker."""
         providers = [provider_for(tool) for tool in tools]
         with self._lock:
+            for withdrawn in self._withdrawn.values():  # registered again: offered again
+                withdrawn.difference_update(provider.name for provider in providers)
             catalog = self._catalogs.get(thinker_class)
             if catalog is None:
                 self._pending_tools.setdefault(thinker_class, []).extend(providers)
@@ -274,10 +279,13 @@ class ToolHub:
 
         ``thinker_class`` ``None`` narrows every catalog (a source withdrew the tool).
 
-        A thinker already granted the tool keeps it in its palette until its owner removes
-        it; `admit_tool` no longer grants it.
+        It holds for a catalog not resolved yet too: the name is kept out when it is. A
+        thinker granted the tool from that catalog has the grant revoked at its next call or
+        turn; `admit_tool` no longer grants it. A later `register_compatible` of the tool
+        widens the catalog again.
         """
         with self._lock:
+            self._withdrawn.setdefault(thinker_class, set()).add(name)
             for cls, catalog in self._catalogs.items():
                 if thinker_class is not None and cls is not thinker_class:
                     continue
@@ -351,6 +359,8 @@ class ToolHub:
             widened += [
                 c.provider for c in self.plugins.compatible_tools(thinker_class, plugins=new)
             ]
+            withdrawn = self._withdrawn_from(thinker_class)
+            widened = [provider for provider in widened if provider.name not in withdrawn]
             self._widen(catalog, widened, thinker_class)
             if catalog.skill_selector is not None:
                 self._widen_skills(
@@ -546,6 +556,8 @@ class ToolHub:
                 providers += self._pack_tools_for(selector, only=None)
                 providers += selector.tools
             providers += [c.provider for c in self.plugins.compatible_tools(thinker_class)]
+            withdrawn = self._withdrawn_from(thinker_class)
+            providers = [provider for provider in providers if provider.name not in withdrawn]
             providers += self._pending_tools.pop(thinker_class, [])
             self._widen(catalog, providers, thinker_class)
             skills: list[Skill | str] = []
@@ -555,6 +567,10 @@ class ToolHub:
             self._widen_skills(catalog, skills, thinker_class)
             self._catalogs[thinker_class] = catalog
             return catalog
+
+    def _withdrawn_from(self, thinker_class: type[Any]) -> set[str]:
+        """The names withdrawn from ``thinker_class``'s catalog (or from every catalog)."""
+        return self._withdrawn.get(None, set()) | self._withdrawn.get(thinker_class, set())
 
     def _pack_tools_for(
         self, selector: ToolSelector | None, *, only: set[str] | None

@@ -74,6 +74,10 @@ class ThinkerBase:
         # reach, by name, each the very provider allowed (``None``: the delegate's own
         # instance of a framework tool, such as its meta-tools). ``None``: no ceiling.
         self._ceiling: Mapping[str, ToolProvider | None] | None = None
+        # A delegate's tools taken from its parent's palette at launch, by name, and that
+        # parent: each stays offered only while the parent still offers it.
+        self._inherited: dict[str, ToolProvider] = {}
+        self._delegator: ThinkerBase | None = None
         self._assembled = False
         self._lock = threading.RLock()
         # The meta-tools of the last turn, kept while their catalogs are unchanged: the
@@ -252,7 +256,8 @@ class ThinkerBase:
         """Whether ``provider``, in the palette, is still offered at this moment.
 
         Declared, added and family tools are; a system-wide tool while the hub still offers
-        it; a granted tool while this moment's catalog holds it (else the grant is revoked).
+        it; a granted tool while this moment's catalog holds it (else the grant is revoked); a
+        delegate's tool taken from its parent while the parent still offers it.
         Cheap when nothing changed since the palette was built: the hub's catalog view is the
         same object, and no hook or override can narrow it per call.
         """
@@ -262,6 +267,13 @@ class ThinkerBase:
             return True
         if origin == "system-wide":
             return self._hub.offers_system_wide(provider)
+        if origin == "inherited":
+            parent = self._delegator
+            if parent is None or self._inherited.get(provider.name) != provider:
+                return False
+            with parent._lock:
+                held = parent._registry.get_provider_by_name(provider.name)
+            return held == provider and ThinkerBase._offered_now(parent, provider)
         unchanged = (
             self._catalog_base() is self._catalog_at_assembly
             and type(self).reconcile_catalog is ThinkerBase.reconcile_catalog
@@ -305,9 +317,10 @@ class ThinkerBase:
                 registry.register(provider, shadow=provider.shadows)
             # What the call door must check again at the call: tools offered because of
             # state outside this thinker, which can change while the model thinks.
-            fixed_names = {provider.name for provider in fixed}
+            fixed_names = {provider.name for provider in fixed} - self._inherited.keys()
             conditional = {p.name: "system-wide" for p in system_wide}
             conditional.update((p.name, "granted") for p in self._granted)
+            conditional.update(dict.fromkeys(self._inherited, "inherited"))
             self._conditional = {
                 name: origin for name, origin in conditional.items() if name not in fixed_names
             }
@@ -412,6 +425,8 @@ class ThinkerBase:
                     if admission.provider not in self._granted:
                         self._granted.append(admission.provider)
                     self._registry.register(admission.provider)
+                    # Checked at the call from now on, not only from the next turn.
+                    self._conditional.setdefault(name, "granted")
                 granted.append(name)
             else:
                 refused.append(Refusal(name, admission.reason))

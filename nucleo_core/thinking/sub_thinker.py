@@ -283,8 +283,9 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
         self._source: ArtifactStore | None = context.artifacts if context is not None else None
         self._conveyed: tuple[str, ...] = ()
         self._artifacts: ArtifactStore | None = None
+        self._delegator = parent
         for provider in _delegable(parent):
-            self.add_tool(provider)
+            self._inherited[provider.name] = self.add_tool(provider)
 
     @property
     def delegated_by(self) -> Thinker[Any, Any]:
