@@ -85,6 +85,7 @@ def test_a_crashed_server_takes_the_processes_it_started_with_it(followed: list[
         os.kill(server.pid, signal.SIGKILL)
         assert helper.wait_gone(GONE_WITHIN), f"the helper {helper.pid} outlived the crash"
         eventually(lambda: pool.status("spawner").state == "failed")
+        assert "its process was killed by SIGKILL" in (pool.status("spawner").error or "")
 
 
 def test_a_restart_stops_the_processes_the_old_server_started(followed: list[Process]) -> None:
