@@ -25,12 +25,11 @@ __all__ = ["call_door"]
 def call_door(thinker: ThinkerBase, name: str | None) -> ToolProvider:
     """The provider a call to ``name`` may run, checked now, at the call.
 
-    **Available**: registered in this turn's palette, inside every restriction and phase and,
-    for a delegate, inside the surface its parent had at launch; and still offered at this
-    moment: a system-wide tool withdrawn since the palette was built
-    is refused, and so is a granted tool whose catalog no longer holds it (the grant is then
-    revoked, on the record). **Read-only**: a read-only thinker runs only tools declared
-    read-only.
+    **Read-only**: a read-only thinker runs only tools declared read-only. **Available**: put in
+    this turn's palette by the thinker itself, inside every restriction and phase and, for a
+    delegate, inside the surface its parent had at launch; and still offered at this moment: a
+    system-wide tool withdrawn since the palette was built is refused, and so is a granted tool
+    whose catalog no longer holds it (the grant is then revoked, on the record).
 
     Raises:
         UnknownTool: The name is not available now (the model is told the names that are).
@@ -40,6 +39,8 @@ def call_door(thinker: ThinkerBase, name: str | None) -> ToolProvider:
 
     registry = thinker._registry
     provider = registry.available(name)
+    if provider is not None and thinker._read_only:
+        ReadOnlyPalette.require_read_only(provider)
     if (
         provider is None
         or not ThinkerBase._within_ceiling(thinker, provider)
@@ -50,9 +51,8 @@ def call_door(thinker: ThinkerBase, name: str | None) -> ToolProvider:
                 each.name
                 for each in registry.providers()
                 if registry.available(each.name) is each
+                and thinker._offered.get(each.name) == each
                 and ThinkerBase._within_ceiling(thinker, each)
             ]
         )
-    if thinker._read_only:
-        ReadOnlyPalette.require_read_only(provider)
     return provider

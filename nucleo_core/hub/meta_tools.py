@@ -254,13 +254,21 @@ class _RequestToolsTool(Tool[Any, Any]):
     is_async = True
 
     async def run(self, input: Any) -> RequestToolsResult:
-        requester = cast("_Requester", self.parent)  # the thinker that created this tool
-        return await requester.request_tools_async(list(input))
+        from nucleo_core.hub.thinker_base import ThinkerBase  # it imports this module
+
+        parent = self.parent  # the thinker that created this tool
+        if isinstance(parent, ThinkerBase):  # its own door, whatever a subclass overrides
+            return await ThinkerBase.request_tools_async(parent, list(input))
+        return await cast("_Requester", parent).request_tools_async(list(input))
 
 
 class _RequestSkillTool(Tool[Any, Any]):
     is_async = True
 
     async def run(self, input: Any) -> RequestSkillResult:
-        requester = cast("_Requester", self.parent)  # the thinker that created this tool
-        return await requester.request_skill_async(str(input))
+        from nucleo_core.hub.thinker_base import ThinkerBase
+
+        parent = self.parent
+        if isinstance(parent, ThinkerBase):
+            return await ThinkerBase.request_skill_async(parent, str(input))
+        return await cast("_Requester", parent).request_skill_async(str(input))

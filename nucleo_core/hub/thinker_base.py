@@ -69,6 +69,7 @@ class ThinkerBase:
         # "granted"), which the call door checks again at each call; and the hub's catalog
         # view the palette was built from, so an unchanged catalog is known in O(1).
         self._conditional: dict[str, str] = {}
+        self._offered: dict[str, ToolProvider] = {}
         self._catalog_at_assembly: Sequence[ToolProvider] = ()
         # A delegate's ceiling, captured from its parent at launch: the tools it may ever
         # reach, by name, each the very provider allowed (``None``: the delegate's own
@@ -154,6 +155,7 @@ class ThinkerBase:
                 self._added.append(provider)
             if self._assembled:  # a running thinker: the tool joins the palette at once
                 self._registry.register(provider)
+                self._offered[provider.name] = provider
         return provider
 
     # -- catalogs -----------------------------------------------------------------------------
@@ -220,6 +222,7 @@ class ThinkerBase:
             for provider in revoked:
                 if self._registry.get_provider_by_name(provider.name) == provider:
                     self._registry.unregister(provider.name)
+                    self._offered.pop(provider.name, None)
                 self._conditional.pop(provider.name, None)
         for provider in revoked:
             self._hub.record_revocation(
@@ -255,14 +258,19 @@ class ThinkerBase:
     def _offered_now(self, provider: ToolProvider) -> bool:
         """Whether ``provider``, in the palette, is still offered at this moment.
 
-        Declared, added and family tools are; a system-wide tool while the hub still offers
-        it; a granted tool while this moment's catalog holds it (else the grant is revoked); a
-        delegate's tool taken from its parent while the parent still offers it.
+        Only what the thinker itself put in its palette is (a tool registered in its registry
+        any other way is not). Declared, added and family tools are; a system-wide tool while
+        the hub still offers it; a granted tool while this moment's catalog holds it (else the
+        grant is revoked); a delegate's tool taken from its parent while the parent still
+        offers it.
         Cheap when nothing changed since the palette was built: the hub's catalog view is the
         same object, and no hook or override can narrow it per call.
         """
         with self._lock:
+            offered = self._offered.get(provider.name)
             origin = self._conditional.get(provider.name)
+        if offered is None or (offered is not provider and offered != provider):
+            return False  # not put in the palette by the thinker itself
         if origin is None:
             return True
         if origin == "system-wide":
@@ -338,6 +346,9 @@ class ThinkerBase:
                 registry.register(self._request_skill_for(skills))
             else:
                 registry.unregister(REQUEST_SKILL)
+            # What this thinker itself put in its palette: a tool registered in the registry
+            # any other way (behind its back) is refused at the call.
+            self._offered = {provider.name: provider for provider in registry.providers()}
             if self._read_only:
                 ReadOnlyPalette.sweep(registry)
             self._assembled = True
@@ -399,8 +410,8 @@ class ThinkerBase:
         they are all in. A call abandoned before that (past its tool timeout, or its turn
         cancelled) grants nothing: the model was told the call did not finish.
         """
-        decisions = await decided_off_loop(lambda: self._decide_tools(names))
-        return self._apply_tools(decisions)
+        decisions = await decided_off_loop(lambda: ThinkerBase._decide_tools(self, names))
+        return ThinkerBase._apply_tools(self, decisions)
 
     def _decide_tools(self, names: Sequence[str]) -> list[tuple[str, Admission | None]]:
         """Each distinct name with the hub's admission, or ``None`` when already present."""
@@ -425,6 +436,7 @@ class ThinkerBase:
                     if admission.provider not in self._granted:
                         self._granted.append(admission.provider)
                     self._registry.register(admission.provider)
+                    self._offered[admission.provider.name] = admission.provider
                     # Checked at the call from now on, not only from the next turn.
                     self._conditional.setdefault(name, "granted")
                 granted.append(name)
@@ -449,7 +461,7 @@ class ThinkerBase:
             if any(skill.name == name for skill in self._skills):
                 return RequestSkillResult(skill=name, granted=True)
         admission = await decided_off_loop(lambda: self._hub.admit_skill(self, name))
-        return self._apply_skill(name, admission)
+        return ThinkerBase._apply_skill(self, name, admission)
 
     def _apply_skill(self, name: str, admission: Admission) -> RequestSkillResult:
         if not admission.granted or admission.skill is None:
@@ -473,9 +485,12 @@ class ThinkerBase:
         """Register ``request_tools`` over this turn's catalog, or remove it when empty."""
         catalog = self.tool_catalog()
         if catalog:
-            self._registry.register(self._request_tools_for(catalog))
+            provider = self._request_tools_for(catalog)
+            self._registry.register(provider)
+            self._offered[REQUEST_TOOLS] = provider
         else:
             self._registry.unregister(REQUEST_TOOLS)
+            self._offered.pop(REQUEST_TOOLS, None)
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} at {id(self):#x}>"
