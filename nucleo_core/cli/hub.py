@@ -13,6 +13,7 @@ import logging
 
 import click
 
+from nucleo_core.cli.command_error import CommandError
 from nucleo_core.hub import ToolHub
 from nucleo_core.plugins import PluginRecord
 
@@ -38,7 +39,10 @@ def loaded_hub(*, warn_about_plugins: bool = True, mcp_servers: bool = False) ->
         mcp_servers: Also bind the MCP servers configured for the project (``nucleo run``
             and ``nucleo chat``), a ``Warning:`` line per problem; close the hub to stop them.
     """
-    hub = ToolHub()
+    try:
+        hub = ToolHub()
+    except ValueError as exc:  # NUCLEO_PLUGINS_PATH names a folder that does not exist
+        raise CommandError(str(exc)) from None
     collector = _Collector()
     loggers = [logging.getLogger(name) for name in _LOADING_LOGGERS]
     for logger in loggers:

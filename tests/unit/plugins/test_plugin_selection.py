@@ -288,3 +288,17 @@ def test_a_distribution_in_two_path_folders_counts_once_the_first_winning(
     assert records["acme-shadowed"].version == "9.9"
     first_three = PluginHost(path=[three.root, elsewhere.root], environment={})
     assert "acme-shadowed" not in _statuses(first_three)
+
+
+def test_the_command_line_refuses_a_missing_environment_path_folder(tmp_path: Path) -> None:
+    """`nucleo plugins` with NUCLEO_PLUGINS_PATH naming no folder exits 2 with one error line."""
+    from click.testing import CliRunner
+
+    from nucleo_core.cli.app import nucleo
+
+    missing = str(tmp_path / "no-such-folder")
+    result = CliRunner().invoke(nucleo, ["plugins"], env={PATH_ENVIRONMENT_VARIABLE: missing})
+    assert result.exit_code == 2
+    assert result.output.startswith(f"Error: {PATH_ENVIRONMENT_VARIABLE} names folder(s) ")
+    assert missing in result.output
+    assert "Traceback" not in result.output
