@@ -14,7 +14,8 @@ Errors are kept apart by who has to act on them::
     ├── MisuseError                 meant for the developer: a mistake in code or configuration
     │   ├── ToolDeclarationError    a tool is misdeclared (every problem listed at once)
     │   ├── SchemaRefinementError   a schema refiner failed; the unrefined schema is not published
-    │   ├── ToolCollisionError      two different kinds of provider claim one tool name
+    │   ├── ToolCollisionError      two different kinds of provider claim one tool name;
+    │   │                           ReservedToolName: a tool takes a name nucleo keeps for its own
     │   ├── ModelNotConfigured      a model cannot be reached as configured (key, server, entry)
     │   ├── PluginError             (nucleo_core.plugins) a plugin failed and the host is strict
     │   ├── SkillFormatError        (nucleo_core.skills) a skill folder breaks the Agent Skills
@@ -57,6 +58,7 @@ __all__ = [
     "ModelServerError",
     "NucleoError",
     "ReadOnlyViolation",
+    "ReservedToolName",
     "ResponseError",
     "ResponseParseError",
     "ResponseValidationError",
@@ -179,6 +181,24 @@ class ToolCollisionError(MisuseError):
             f"Tool name '{name}' is already registered by a {existing}; a {incoming} cannot "
             "take it. Rename one of the tools, or register with shadow=True to replace the "
             "existing tool deliberately (the replacement is recorded in registry.shadowed)."
+        )
+
+
+class ReservedToolName(ToolCollisionError):
+    """A tool takes a name nucleo keeps for its own tools (``request_tools``, ``sub_thinker``...).
+
+    Attributes:
+        name: The reserved name.
+        source: What published the tool (its source id, or the plugin or server).
+    """
+
+    def __init__(self, name: str, source: str) -> None:
+        self.name = name
+        self.source = source
+        MisuseError.__init__(
+            self,
+            f"Tool name '{name}' is reserved for nucleo's own tools; {source} cannot take it. "
+            "Rename the tool (an MCP server's tools: give the server a prefix).",
         )
 
 

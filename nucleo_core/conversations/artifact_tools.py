@@ -21,6 +21,7 @@ from nucleo_core.errors import MisuseError
 from nucleo_core.tools.decorator import tool
 from nucleo_core.tools.function_provider import FunctionToolProvider
 from nucleo_core.tools.provider import RawInput, ToolProvider
+from nucleo_core.tools.reserved import GET_ARTIFACT_FIELD, SEARCH_ARTIFACT_CONTENT
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.tool import Tool
 
@@ -37,8 +38,6 @@ __all__ = [
     "artifact_tools",
 ]
 
-GET_ARTIFACT_FIELD = "get_artifact_field"
-SEARCH_ARTIFACT_CONTENT = "search_artifact_content"
 
 #: Parsed JSON artifacts kept per binding, so that reading a large one twice parses it once.
 _PARSED_CACHE = 4

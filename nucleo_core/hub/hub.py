@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from nucleo_core.errors import ReservedToolName
 from nucleo_core.hub.admission import (
     Admission,
     AdmissionEvent,
@@ -31,6 +32,7 @@ from nucleo_core.skills.registry import SkillRegistry
 from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
+from nucleo_core.tools.reserved import RESERVED_TOOL_NAMES
 from nucleo_core.tools.scan import tools_in_module
 
 if TYPE_CHECKING:
@@ -126,6 +128,7 @@ class ToolHub:
         # Names withdrawn from a class's catalog (key None: from every catalog), kept so a
         # catalog resolved later, or widened by a plugin, leaves them out too.
         self._withdrawn: dict[type[Any] | None, set[str]] = {}
+        self._clashes: set[tuple[type[Any], str]] = set()
         self._rules: list[AdmissionRule] = []
         self._skill_rules: list[SkillAdmissionRule] = []
         self._record: list[AdmissionEvent] = []
@@ -159,10 +162,14 @@ class ToolHub:
     # -- system-wide tools and scans ----------------------------------------------------------
 
     def register_system_wide_tool(self, *tools: ToolLike) -> None:
-        """Add tools every thinker's palette holds, from its next turn on."""
+        """Add tools every thinker's palette holds, from its next turn on.
+
+        Raises:
+            ReservedToolName: A tool takes a name nucleo keeps for its own tools.
+        """
+        providers = _unreserved([provider_for(tool) for tool in tools])
         with self._lock:
-            for tool in tools:
-                provider = provider_for(tool)
+            for provider in providers:
                 self._system_wide.setdefault(provider.name, provider)
 
     def withdraw_system_wide_tool(self, name: str) -> ToolProvider | None:
@@ -179,6 +186,47 @@ class ToolHub:
         with self._lock:
             present = self._system_wide.get(provider.name)
         return present is not None and (present is provider or present == provider)
+
+    def note_clash(
+        self, thinker_class: type[Any], system_wide: ToolProvider, holder: ToolProvider
+    ) -> None:
+        """Report, once per class and name, a system-wide tool a thinker's own tool outranks.
+
+        The thinker keeps its own tool (a default, added, granted or family tool) and is not
+        offered the system-wide one of the same name.
+        """
+        key = (thinker_class, system_wide.name)
+        with self._lock:
+            if key in self._clashes:
+                return
+            self._clashes.add(key)
+        logger.warning(
+            "system-wide tool %s is not offered to %s: its own tool %s holds the name %r; "
+            "rename one of them (an MCP server's tools: give the server a prefix)",
+            system_wide.source,
+            thinker_class.__qualname__,
+            holder.source,
+            system_wide.name,
+        )
+
+    def native_tool_holders(self) -> dict[str, str]:
+        """Tool names held by tool packs and by resolved default tools, with their holders.
+
+        Every thinker may meet these next to a system-wide tool: an MCP server bound for every
+        thinker is refused a name listed here (reported with its fix) rather than taking it.
+        """
+        holders: dict[str, str] = {}
+        with self._lock:
+            for pack, providers in self._packs.items():
+                for provider in providers:
+                    holders.setdefault(provider.name, f"the tool {provider.source} of pack {pack}")
+            for thinker_class, defaults in self._defaults.items():
+                for provider in defaults:
+                    holders.setdefault(
+                        provider.name,
+                        f"the default tool {provider.source} of {thinker_class.__qualname__}",
+                    )
+        return holders
 
     def record_revocation(self, thinker: Any, name: str, reason: str) -> None:
         """Put on the record that ``thinker``'s grant of the tool ``name`` was revoked."""
@@ -220,7 +268,7 @@ class ToolHub:
             if found is None:
                 declared = [provider_for(t) for t in thinker_class.declare_default_tools()]
                 declared += list(thinker_class.declare_default_providers())
-                found = self._defaults[thinker_class] = tuple(declared)
+                found = self._defaults[thinker_class] = tuple(_unreserved(declared))
             return found
 
     def compatible_catalog(self, thinker_class: type[Any]) -> tuple[ToolProvider, ...]:
@@ -263,8 +311,12 @@ class ToolHub:
         return found
 
     def register_compatible(self, thinker_class: type[Any], *tools: ToolLike) -> None:
-        """Widen ``thinker_class``'s catalog with tools, without rebuilding any thinker."""
-        providers = [provider_for(tool) for tool in tools]
+        """Widen ``thinker_class``'s catalog with tools, without rebuilding any thinker.
+
+        Raises:
+            ReservedToolName: A tool takes a name nucleo keeps for its own tools.
+        """
+        providers = _unreserved([provider_for(tool) for tool in tools])
         with self._lock:
             for withdrawn in self._withdrawn.values():  # registered again: offered again
                 withdrawn.difference_update(provider.name for provider in providers)
@@ -349,15 +401,21 @@ class ToolHub:
         """Take in what the newly loaded plugins ``new`` bring, widening cached catalogs."""
         new_packs: set[str] = set()
         for pack_tool in self.plugins.pack_tools(new):
+            if _reserved_skipped(pack_tool.provider, f"tool pack {pack_tool.pack}"):
+                continue
             self._packs.setdefault(pack_tool.pack, []).append(pack_tool.provider)
             new_packs.add(pack_tool.pack)
         for contributed in self.plugins.system_wide_tools(plugins=new):
+            if _reserved_skipped(contributed.provider, f"plugin {contributed.plugin}"):
+                continue
             self._system_wide.setdefault(contributed.provider.name, contributed.provider)
         self._load_skills(new)
         for thinker_class, catalog in self._catalogs.items():
             widened = self._pack_tools_for(catalog.selector, only=new_packs)
             widened += [
-                c.provider for c in self.plugins.compatible_tools(thinker_class, plugins=new)
+                c.provider
+                for c in self.plugins.compatible_tools(thinker_class, plugins=new)
+                if not _reserved_skipped(c.provider, f"plugin {c.plugin}")
             ]
             withdrawn = self._withdrawn_from(thinker_class)
             widened = [provider for provider in widened if provider.name not in withdrawn]
@@ -555,7 +613,12 @@ class ToolHub:
                     providers += self.scan_module(module)
                 providers += self._pack_tools_for(selector, only=None)
                 providers += selector.tools
-            providers += [c.provider for c in self.plugins.compatible_tools(thinker_class)]
+            providers = _unreserved(providers)  # the class's own declarations: its code's error
+            providers += [
+                c.provider
+                for c in self.plugins.compatible_tools(thinker_class)
+                if not _reserved_skipped(c.provider, f"plugin {c.plugin}")
+            ]
             withdrawn = self._withdrawn_from(thinker_class)
             providers = [provider for provider in providers if provider.name not in withdrawn]
             providers += self._pending_tools.pop(thinker_class, [])
@@ -714,6 +777,22 @@ def _ask(label: str, factory: Callable[[Any], Any], thinker: Any, subject: Any) 
         logger.error("admission guardrail %s answered malformed: %s", label, exc)
         return GuardrailOutcome(guardrail=label, error=f"malformed answer: {exc}")
     return GuardrailOutcome(guardrail=label, verdict=verdict)
+
+
+def _unreserved(providers: list[ToolProvider]) -> list[ToolProvider]:
+    """``providers``, or `ReservedToolName` for the first that takes a reserved name."""
+    for provider in providers:
+        if provider.name in RESERVED_TOOL_NAMES:
+            raise ReservedToolName(provider.name, f"the tool {provider.source}")
+    return providers
+
+
+def _reserved_skipped(provider: ToolProvider, origin: str) -> bool:
+    """Whether a plugin's tool takes a reserved name: then it is reported and skipped."""
+    if provider.name not in RESERVED_TOOL_NAMES:
+        return False
+    logger.warning("%s skipped: %s", provider.source, ReservedToolName(provider.name, origin))
+    return True
 
 
 def _tool_catalog_of(thinker: Any) -> Sequence[ToolProvider]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
+from nucleo_core.tools.reserved import REQUEST_SKILL, REQUEST_TOOLS
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.tool import Tool
 
@@ -33,9 +34,6 @@ __all__ = [
     "RequestToolsProvider",
     "RequestToolsResult",
 ]
-
-REQUEST_TOOLS = "request_tools"
-REQUEST_SKILL = "request_skill"
 
 
 @dataclass(frozen=True, slots=True)

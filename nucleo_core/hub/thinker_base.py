@@ -312,14 +312,25 @@ class ThinkerBase:
                 ThinkerBase._revoke_grants_off(
                     self, ThinkerBase._reconciled_catalog(self, within_surface=False)
                 )
-            fixed = [*hub.default_tools(type(self)), *self._added, *self.palette_extras()]
-            system_wide = hub.system_wide_tools()
+            defaults = hub.default_tools(type(self))
+            extras = list(self.palette_extras())
+            fixed = [*defaults, *self._added, *extras]
+            # A system-wide tool never takes a name this thinker's own tools hold (the hub
+            # reports the clash once): a third-party name cannot take the thinker down.
+            own = {provider.name: provider for provider in [*fixed, *self._granted]}
+            system_wide: list[ToolProvider] = []
+            for provider in hub.system_wide_tools():
+                mine = own.get(provider.name)
+                if mine is not None and mine != provider:
+                    hub.note_clash(type(self), provider, mine)
+                    continue
+                system_wide.append(provider)
             wanted: list[ToolProvider] = [
-                *hub.default_tools(type(self)),
+                *defaults,
                 *system_wide,
                 *self._added,
                 *self._granted,
-                *self.palette_extras(),
+                *extras,
             ]
             for provider in wanted:
                 registry.register(provider, shadow=provider.shadows)

@@ -9,8 +9,11 @@ __all__ = ["MCPProblem", "MCPProblemKind", "MCPServerStatus"]
 
 #: ``unavailable``: a server did not start or was given up on; ``invalid_tool``: a tool's
 #: descriptor is unusable (that tool is skipped, never the whole server); ``collision``: a
-#: tool name is already held (by another server, or by a native tool without ``shadow``).
-MCPProblemKind: TypeAlias = Literal["unavailable", "invalid_tool", "collision"]
+#: tool name is already held (by another server, a tool pack's or a thinker's default tool,
+#: or a system-wide native tool without ``shadow``); ``reserved``: a tool takes a name nucleo
+#: keeps for its own tools (``request_tools``, ``sub_thinker``...). The tool is skipped and
+#: the message gives the fix (a ``prefix``).
+MCPProblemKind: TypeAlias = Literal["unavailable", "invalid_tool", "collision", "reserved"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -32,6 +32,7 @@ from nucleo_core.mcp.report import MCPProblem, MCPProblemKind
 from nucleo_core.mcp.selector import selects_mcp_server
 from nucleo_core.plugins.markers import hookimpl
 from nucleo_core.tools.registry import ShadowRecord
+from nucleo_core.tools.reserved import RESERVED_TOOL_NAMES
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -311,7 +312,10 @@ class MCPServers:
             return
         hub = self._hub
         natives = {} if hub is None else _natives(hub.system_wide_tools())
-        change = self._absorb(server, tools, natives)
+        taken: Mapping[str, str] = {}
+        if hub is not None and self._pool.config(server).thinkers == "all":
+            taken = hub.native_tool_holders()  # pack and default tools every thinker may meet
+        change = self._absorb(server, tools, natives, taken)
         self._apply(change)
         for other in self._unblocked_by(change):
             self._refresh(other)
@@ -321,6 +325,7 @@ class MCPServers:
         server: str,
         tools: tuple[Mapping[str, Any], ...],
         natives: Mapping[str, ToolProvider],
+        taken: Mapping[str, str] | None = None,
     ) -> _Change:
         config = self._pool.config(server)
         change = _Change(server=server)
@@ -347,6 +352,30 @@ class MCPServers:
                             provider.source, ["the server lists two tools under this name"]
                         ),
                     )
+                    continue
+                if name in RESERVED_TOOL_NAMES:
+                    self._report(
+                        server,
+                        provider.tool,
+                        "reserved",
+                        MCPCollisionError(
+                            name,
+                            server,
+                            "nucleo's own tool (the name is reserved)",
+                            _prefix_fix(config),
+                        ),
+                    )
+                    blocked.add(name)
+                    continue
+                held_by = (taken or {}).get(name)
+                if held_by is not None:
+                    self._report(
+                        server,
+                        provider.tool,
+                        "collision",
+                        MCPCollisionError(name, server, held_by, _prefix_fix(config)),
+                    )
+                    blocked.add(name)
                     continue
                 holder = self._claims.get(name)
                 if holder is not None and holder != server:

@@ -51,6 +51,7 @@ from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 from nucleo_core.thinking.thinker import Thinker, ThinkerIterationLimit
 from nucleo_core.tools.decorator import tool
 from nucleo_core.tools.providers import provider_for
+from nucleo_core.tools.reserved import SUB_THINKER
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SUB_THINKER", "SubThinker", "SubThinkerRequest", "sub_thinker_tool"]
 
-SUB_THINKER = "sub_thinker"
 
 _DESCRIPTION = (
     "Delegate one bounded part of your objective to a sub-thinker. It works in a conversation "
@@ -185,16 +185,17 @@ def sub_thinker_tool(thinker: ThinkerBase) -> ToolProvider:
 
 
 def _delegable(parent: Thinker[Any, Any]) -> list[ToolProvider]:
-    """The parent's available providers a sub-thinker inherits, in palette order."""
-    registry = parent.registry
+    """The providers a sub-thinker inherits: what the parent's door lets run, in palette order.
+
+    Less what every thinker gets on its own (system-wide tools, meta-tools, artifact tools,
+    ``sub_thinker``).
+    """
     own = {provider.name for provider in parent.hub.system_wide_tools()}
     own |= {REQUEST_TOOLS, REQUEST_SKILL, SUB_THINKER}
     return [
         provider
-        for provider in registry.providers()
-        if registry.available(provider.name) is provider
-        and provider.name not in own
-        and not isinstance(provider, ArtifactToolProvider)
+        for provider in ThinkerBase._surface_now(parent).values()
+        if provider.name not in own and not isinstance(provider, ArtifactToolProvider)
     ]
 
 
