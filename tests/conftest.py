@@ -1,4 +1,4 @@
-"""Configuration shared by every test: hypothesis profiles.
+"""Configuration shared by every test: hypothesis profiles, and no plugin switches from outside.
 
 ``nucleo`` (the default) has no per-example deadline, because the first example of a property
 builds pydantic models and JSON schemas, which is slow once and fast afterwards; ``thorough``
@@ -7,8 +7,32 @@ builds pydantic models and JSON schemas, which is slow once and fast afterwards;
 
 import os
 
+import pytest
 from hypothesis import settings
+
+from nucleo_core.plugins import (
+    ALLOW_ENVIRONMENT_VARIABLE,
+    BLOCK_ENVIRONMENT_VARIABLE,
+    DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE,
+    PATH_ENVIRONMENT_VARIABLE,
+)
 
 settings.register_profile("nucleo", deadline=None)
 settings.register_profile("thorough", parent=settings.get_profile("nucleo"), max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "nucleo"))
+
+#: The variables that choose which plugins every host loads (even registered ones: a block list
+#: applies to them too); a developer's own settings must not decide what a test sees.
+PLUGIN_SWITCHES = (
+    ALLOW_ENVIRONMENT_VARIABLE,
+    BLOCK_ENVIRONMENT_VARIABLE,
+    DISABLE_AUTOLOAD_ENVIRONMENT_VARIABLE,
+    PATH_ENVIRONMENT_VARIABLE,
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_plugin_switches_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset the plugin selection variables for each test (and the processes it starts)."""
+    for variable in PLUGIN_SWITCHES:
+        monkeypatch.delenv(variable, raising=False)
