@@ -9,6 +9,7 @@ from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.decorator import declaration_of, describe_target
 from nucleo_core.tools.schema import docstring_description
+from nucleo_core.tools.seat import ModelDependent, ModelSeat
 from nucleo_core.tools.tool import Tool, io_types
 
 if TYPE_CHECKING:
@@ -25,7 +26,9 @@ class ClassToolProvider(DeclaredToolProvider):
     The input schema is generated once, from the input model, and narrowed by the declared
     refiner; the output schema is published only for a pydantic model, dataclass or TypedDict
     output. ``create(parent)`` builds the tool through ``__init__(self, parent)`` when the
-    constructor takes a parent.
+    constructor takes a parent, and gives a `ModelDependent` tool its parent's seat (on the
+    tool's declared grade, if any). A tool declared with ``state=`` gets the state of the
+    call's conversation as ``self.state``.
     """
 
     __slots__ = ("_takes_parent", "tool_class")
@@ -48,7 +51,12 @@ class ClassToolProvider(DeclaredToolProvider):
                 p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
                 for p in parameters
             )
-        return self.tool_class(parent) if self._takes_parent else self.tool_class()
+        made = self.tool_class(parent) if self._takes_parent else self.tool_class()
+        if isinstance(made, ModelDependent):
+            made.seat = ModelSeat.of(parent, grade=type(made).grade, tool=self.name)
+        if self.declaration.states is not None:  # declared with @tool(state=...)
+            made.state = self._state_for(parent)  # type: ignore[attr-defined]  # declared state
+        return made
 
     def check(self) -> None:
         """Build the schemas and check the tool can be constructed for a parent."""

@@ -16,6 +16,7 @@ from nucleo_core.tools.schema import (
     function_input_model,
     function_signature,
 )
+from nucleo_core.tools.seat import ModelSeat
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -27,13 +28,15 @@ __all__ = ["FunctionTool", "FunctionToolProvider"]
 class FunctionTool(Tool["BaseModel", Any]):
     """The tool a function provider builds per call: calls the function with validated input."""
 
-    __slots__ = ("_arguments", "function")
+    __slots__ = ("_arguments", "_seat", "function")
 
     def __init__(
         self,
         function: Callable[..., Any],
         arguments: tuple[tuple[str, str], ...] | None,
         parent: object | None = None,
+        *,
+        seat: tuple[str, ModelSeat] | None = None,
     ) -> None:
         # Built once per call, so kept to plain assignments (Tool.__init__ only sets parent).
         self.parent = parent
@@ -41,12 +44,21 @@ class FunctionTool(Tool["BaseModel", Any]):
         # ``None`` when every field is named after its parameter: the validated model's own
         # __dict__ is then the keyword mapping (pydantic keeps exactly the fields there).
         self._arguments = arguments
+        # The ModelSeat parameter's name and the seat it is given, for a model-dependent tool.
+        self._seat = seat
 
     def run(self, input: BaseModel) -> Any:
         """Call the function with the validated input's fields as keyword arguments."""
+        if self._seat is not None:
+            name, seat = self._seat
+            fields = input.__dict__ if self._arguments is None else self._fields(input)
+            return self.function(**fields, **{name: seat})
         if self._arguments is None:
             return self.function(**input.__dict__)
-        return self.function(**{p: getattr(input, f) for p, f in self._arguments})
+        return self.function(**self._fields(input))
+
+    def _fields(self, input: BaseModel) -> dict[str, Any]:
+        return {p: getattr(input, f) for p, f in self._arguments or ()}
 
 
 class _AsyncFunctionTool(FunctionTool):
@@ -57,8 +69,11 @@ class _SyncFunctionTool(FunctionTool):
     is_async: ClassVar[bool] = False
 
 
-#: What ``create`` needs, resolved once: the tool class (sync or async) and the argument map.
-_CallPlan: TypeAlias = "tuple[type[FunctionTool], tuple[tuple[str, str], ...] | None]"
+#: What ``create`` needs, resolved once: the tool class (sync or async), the argument map and
+#: the model-seat parameter with its declared grade.
+_CallPlan: TypeAlias = (
+    "tuple[type[FunctionTool], tuple[tuple[str, str], ...] | None, tuple[str, str | None] | None]"
+)
 
 
 @final
@@ -66,7 +81,9 @@ class FunctionToolProvider(DeclaredToolProvider):
     """Wraps a ``@tool``-declared function; equality is by function.
 
     The input model is built from the parameters' annotations on first need; parameter
-    descriptions come from the docstring's ``Args`` section or ``Annotated`` metadata.
+    descriptions come from the docstring's ``Args`` section or ``Annotated`` metadata. A
+    parameter annotated `ModelSeat` is not part of the input: ``create(parent)`` fills it in with
+    the parent thinker's seat (on its ``SeatGrade`` if declared).
     """
 
     __slots__ = ("_call_plan", "_last", "_signature", "function")
@@ -92,15 +109,20 @@ class FunctionToolProvider(DeclaredToolProvider):
         last = self._last
         if last is not None and last.parent is parent:
             return last
-        kind, arguments = self._call_plan or self._resolve_call_plan()
-        self._last = made = kind(self.function, arguments, parent)
+        kind, arguments, seat = self._call_plan or self._resolve_call_plan()
+        given = (
+            None if seat is None else (seat[0], ModelSeat.of(parent, grade=seat[1], tool=self.name))
+        )
+        self._last = made = kind(self.function, arguments, parent, seat=given)
         return made
 
     def _resolve_call_plan(self) -> _CallPlan:
-        pairs = (self._signature or self._resolve_signature()).arguments
+        signature = self._signature or self._resolve_signature()
+        pairs = signature.arguments
         arguments = None if all(p == f for p, f in pairs) else pairs
         is_async = inspect.iscoroutinefunction(self.function)
-        self._call_plan = (_AsyncFunctionTool if is_async else _SyncFunctionTool, arguments)
+        kind = _AsyncFunctionTool if is_async else _SyncFunctionTool
+        self._call_plan = (kind, arguments, signature.seat)
         return self._call_plan
 
     def _resolve_signature(self) -> FunctionSignature:

@@ -70,12 +70,15 @@ class FunctionSignature:
     """A function tool's parameters and output type, resolved once.
 
     Attributes:
-        parameters: In declaration order.
+        parameters: In declaration order (the model-seat parameter is not one of them).
         output_type: The declared return type, or ``None`` when unannotated.
+        seat: ``(parameter, grade)`` of the parameter annotated ``ModelSeat``, which the
+            framework fills in and the published schema leaves out; ``None`` when there is none.
     """
 
     parameters: tuple[FunctionParameter, ...]
     output_type: object
+    seat: tuple[str, str | None] | None = None
 
     @property
     def arguments(self) -> tuple[tuple[str, str], ...]:
@@ -164,7 +167,17 @@ def function_signature(fn: Callable[..., Any]) -> FunctionSignature:
     _, param_docs = docstring_parts(fn.__doc__, describe_target(fn))
     reserved = _reserved_names()
     parameters: list[FunctionParameter] = []
+    seat: tuple[str, str | None] | None = None
     for parameter in inspect.signature(fn).parameters.values():
+        found = _seat_parameter(fn, parameter.name, hints[parameter.name])
+        if found is not None:  # filled in by the framework, never described to the model
+            if seat is not None:
+                raise ToolDeclarationError(
+                    describe_target(fn),
+                    [f"parameters {seat[0]!r} and {found[0]!r} both take a ModelSeat: keep one"],
+                )
+            seat = found
+            continue
         annotation, annotated_description = _plain_string_metadata(hints[parameter.name])
         description = annotated_description or param_docs.get(parameter.name)
         field_name = parameter.name
@@ -180,7 +193,9 @@ def function_signature(fn: Callable[..., Any]) -> FunctionSignature:
                 description=description,
             )
         )
-    return FunctionSignature(parameters=tuple(parameters), output_type=hints.get("return"))
+    return FunctionSignature(
+        parameters=tuple(parameters), output_type=hints.get("return"), seat=seat
+    )
 
 
 def function_input_model(
@@ -303,6 +318,38 @@ def _plain_string_metadata(annotation: object) -> tuple[object, str | None]:
     others = [extra for extra in extras if not isinstance(extra, str)]
     rebuilt = Annotated[(base, *others)] if others else base
     return rebuilt, strings[0]
+
+
+def _seat_parameter(
+    fn: Callable[..., Any], name: str, annotation: object
+) -> tuple[str, str | None] | None:
+    """``(name, declared grade or None)`` for a ``ModelSeat`` parameter, ``None`` for another.
+
+    Raises:
+        ToolDeclarationError: ``ModelSeat`` is part of a wider annotation (``ModelSeat | None``),
+            which the framework could neither fill in nor describe.
+    """
+    from nucleo_core.tools.seat import ModelSeat, SeatGrade
+
+    base: object = annotation
+    extras: tuple[object, ...] = ()
+    if get_origin(annotation) is Annotated:
+        base, *rest = get_args(annotation)
+        extras = tuple(rest)
+    if base is ModelSeat:
+        grades = [extra.grade for extra in extras if isinstance(extra, SeatGrade)]
+        return (name, grades[0] if grades else None)
+    if ModelSeat in get_args(base):
+        from nucleo_core.tools.decorator import describe_target
+
+        raise ToolDeclarationError(
+            describe_target(fn),
+            [
+                f"parameter {name!r}: annotate a model seat as plain ModelSeat (or "
+                "Annotated[ModelSeat, SeatGrade(...)]); the framework always fills it in"
+            ],
+        )
+    return None
 
 
 @functools.cache
