@@ -20,6 +20,7 @@ from nucleo_core.conversations.errors import (
 from nucleo_core.conversations.journal import ConversationSnapshot
 from nucleo_core.conversations.marker import ABNORMAL_END, Marker, render_markers
 from nucleo_core.models.messages import Message, TextBlock
+from nucleo_core.skills.skill import Skill
 
 if TYPE_CHECKING:
     from nucleo_core.conversations.journal import ConversationJournal
@@ -55,6 +56,7 @@ class ConversationContext:
         "_markers",
         "_messages",
         "_metadata",
+        "_skill_records",
         "_skills",
         "_summary",
     )
@@ -64,6 +66,7 @@ class ConversationContext:
         self._created = datetime.now(UTC)
         self._messages: list[Message] = []
         self._skills: list[str] = []
+        self._skill_records: dict[str, Skill] = {}
         self._markers: list[Marker] = []
         self._summary: str | None = None
         self._carried: tuple[CarriedState, ...] = ()
@@ -82,6 +85,11 @@ class ConversationContext:
         context._created = snapshot.created
         context._messages = list(snapshot.messages)
         context._skills = list(snapshot.skills)
+        context._skill_records = {
+            name: record
+            for name, record in snapshot.skill_records.items()
+            if name in context._skills
+        }
         context._markers = list(snapshot.markers)
         context._summary = snapshot.summary
         context._carried = tuple(snapshot.carried)
@@ -126,6 +134,14 @@ class ConversationContext:
         with self._lock:
             return tuple(self._skills)
 
+    def skill_record(self, name: str) -> Skill | None:
+        """The skill ``name`` as it was attached (`attach_skill` given a `Skill`), else ``None``.
+
+        ``None`` also for a skill attached by its name only, and for one not attached.
+        """
+        with self._lock:
+            return self._skill_records.get(name)
+
     @property
     def markers(self) -> tuple[Marker, ...]:
         """Every marker recorded, oldest first, summarized ones included."""
@@ -169,6 +185,7 @@ class ConversationContext:
                 created=self._created,
                 messages=tuple(self._messages),
                 skills=tuple(self._skills),
+                skill_records=dict(self._skill_records),
                 markers=tuple(self._markers),
                 summary=self._summary,
                 carried=self._carried,
@@ -231,19 +248,32 @@ class ConversationContext:
                 self._journal.append_messages(self._id, len(self._messages), added)
             self._messages.extend(added)
 
-    def attach_skill(self, name: str) -> bool:
-        """Attach the skill ``name``; ``False`` when it was already attached.
+    def attach_skill(self, skill: Skill | str) -> bool:
+        """Attach a skill; ``False`` when one of that name was already attached.
+
+        A thinker attaches the `Skill` itself: the conversation then keeps its record (its
+        instructions and ``allowed-tools`` as they are now, see `skill_record`), so a thinker
+        resuming the conversation, in this process or another, rebuilds the same instructions
+        and the same restriction even if no skill source provides that skill any more. A name
+        alone is attached by name only; a thinker resolves it in its hub's skill registry.
 
         Raises:
             ConversationClosedError: The context was closed.
+            ConversationStoreError: The context is durable and the skill could not be stored.
         """
+        record = skill if isinstance(skill, Skill) else None
+        name = skill.name if isinstance(skill, Skill) else skill
+        if not isinstance(name, str):
+            raise TypeError(f"attach_skill takes a Skill or a name, not {type(skill).__name__}")
         with self._lock:
             self._check_open()
             if name in self._skills:
                 return False
             if self._journal is not None:
-                self._journal.add_skill(self._id, len(self._skills), name)
+                self._journal.add_skill(self._id, len(self._skills), name, record=record)
             self._skills.append(name)
+            if record is not None:
+                self._skill_records[name] = record
             return True
 
     def record_marker(self, kind: str, reason: str) -> Marker:

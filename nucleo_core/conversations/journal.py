@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from nucleo_core.conversations.artifacts import Artifact
     from nucleo_core.conversations.marker import Marker
     from nucleo_core.models.messages import Message
+    from nucleo_core.skills.skill import Skill
     from nucleo_core.tools.state import CarriedState
 
 __all__ = ["ConversationJournal", "ConversationSnapshot"]
@@ -31,6 +32,9 @@ class ConversationSnapshot:
         created: When the conversation was first opened (UTC).
         messages: Its messages, oldest first.
         skills: The attached skill names, in attachment order.
+        skill_records: The skills attached with their record (instructions and
+            ``allowed-tools`` as they were when attached), by name; a name attached by name only
+            has none.
         markers: Its markers, oldest first.
         summary: The last compaction's summary, or ``None``.
         carried: The carried states kept at the last compaction, in registry order.
@@ -42,6 +46,7 @@ class ConversationSnapshot:
     created: datetime
     messages: Sequence[Message] = ()
     skills: Sequence[str] = ()
+    skill_records: Mapping[str, Skill] = field(default_factory=dict)
     markers: Sequence[Marker] = ()
     summary: str | None = None
     carried: Sequence[CarriedState] = ()
@@ -77,8 +82,13 @@ class ConversationJournal(Protocol):
         """Record ``marker`` as the conversation's marker number ``index``."""
         ...
 
-    def add_skill(self, conversation_id: str, index: int, name: str) -> None:
-        """Record skill ``name`` as the conversation's attached skill number ``index``."""
+    def add_skill(
+        self, conversation_id: str, index: int, name: str, *, record: Skill | None = None
+    ) -> None:
+        """Record skill ``name`` as the conversation's attached skill number ``index``.
+
+        ``record``, when given, is the skill as attached, kept with the name.
+        """
         ...
 
     def set_metadata(self, conversation_id: str, key: str, value: object) -> None:

@@ -14,7 +14,8 @@ imports ``sqlite3``.
   `ConversationBusy` naming the holder; `release` gives it back. See `writer_hold`.
 - **Schema**: versioned by ``PRAGMA user_version``; a file written by a later schema is refused
   rather than misread, and one of an earlier version is migrated when first opened. Messages,
-  carried states and metadata are stored as the JSON records of `message_codec`.
+  carried states and metadata are stored as the JSON records of `message_codec`; an attached
+  skill's record (version 3) as a JSON object of its fields.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn, final
 
 from nucleo_core.conversations.artifacts import Artifact
@@ -43,6 +45,7 @@ from nucleo_core.conversations.message_codec import (
     encode_message,
 )
 from nucleo_core.conversations.writer_hold import WriterHold, busy, lock_path, try_lock, unlock
+from nucleo_core.skills.skill import Skill
 
 if TYPE_CHECKING:
     from nucleo_core.models.messages import Message
@@ -51,7 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
 
 #: The schema this module writes; a file of a later version is refused.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 MEMORY = ":memory:"
 
@@ -70,7 +73,12 @@ CREATE TABLE writers (
 ) WITHOUT ROWID
 """
 
-#: The tables of version 1; version 2 adds `_WRITERS`.
+#: Version 3 keeps each attached skill's record beside its name (``NULL``: attached by name
+#: only, as every skill of an earlier version was), so a resumed conversation rebuilds the
+#: skill's instructions and ``allowed-tools`` restriction as they were when it was attached.
+_SKILL_RECORDS = "ALTER TABLE skills ADD COLUMN record TEXT"
+
+#: The tables of version 1; version 2 adds `_WRITERS`, version 3 `_SKILL_RECORDS`.
 _SCHEMA = """
 CREATE TABLE conversations (
     id TEXT PRIMARY KEY,
@@ -212,6 +220,8 @@ class SQLiteConversationStore:
                         connection.execute(statement)
             if version < 2:  # version 2 added who writes each conversation
                 connection.execute(_WRITERS)
+            if version < 3 and not _has_column(connection, "skills", "record"):
+                connection.execute(_SKILL_RECORDS)  # version 3 added the skills' records
             if version < SCHEMA_VERSION:
                 connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except BaseException:
@@ -376,7 +386,7 @@ class SQLiteConversationStore:
                 (conversation_id,),
             ).fetchall()
             skills = db.execute(
-                "SELECT name FROM skills WHERE conversation_id = ? ORDER BY position",
+                "SELECT name, record FROM skills WHERE conversation_id = ? ORDER BY position",
                 (conversation_id,),
             ).fetchall()
             markers = db.execute(
@@ -409,8 +419,11 @@ class SQLiteConversationStore:
             )
             _insert_messages(db, cid, 0, snapshot.messages)
             db.executemany(
-                "INSERT INTO skills (conversation_id, position, name) VALUES (?, ?, ?)",
-                [(cid, index, name) for index, name in enumerate(snapshot.skills)],
+                "INSERT INTO skills (conversation_id, position, name, record) VALUES (?, ?, ?, ?)",
+                [
+                    (cid, index, name, _skill_record(snapshot.skill_records.get(name)))
+                    for index, name in enumerate(snapshot.skills)
+                ],
             )
             _insert_markers(db, cid, snapshot.markers)
             db.executemany(
@@ -446,12 +459,18 @@ class SQLiteConversationStore:
         with self._transaction(f"record a marker in conversation {conversation_id}") as db:
             _insert_marker(db, conversation_id, index, marker)
 
-    def add_skill(self, conversation_id: str, index: int, name: str) -> None:
-        """Record skill ``name`` as the conversation's attached skill number ``index``."""
+    def add_skill(
+        self, conversation_id: str, index: int, name: str, *, record: Skill | None = None
+    ) -> None:
+        """Record skill ``name`` as the conversation's attached skill number ``index``.
+
+        ``record``, when given, is the skill as attached, kept with the name.
+        """
+        encoded = _skill_record(record)
         with self._transaction(f"attach a skill to conversation {conversation_id}") as db:
             db.execute(
-                "INSERT INTO skills (conversation_id, position, name) VALUES (?, ?, ?)",
-                (conversation_id, index, name),
+                "INSERT INTO skills (conversation_id, position, name, record) VALUES (?, ?, ?, ?)",
+                (conversation_id, index, name, encoded),
             )
 
     def set_metadata(self, conversation_id: str, key: str, value: object) -> None:
@@ -511,6 +530,12 @@ def _release_at_exit() -> None:
         store._release_all()
 
 
+def _has_column(connection: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether ``table`` has ``column`` (a migration adds a column only once)."""
+    rows = connection.execute(f"PRAGMA table_info({table})").fetchall()
+    return any(row[1] == column for row in rows)
+
+
 # -- writing helpers -----------------------------------------------------------------------------
 
 
@@ -523,6 +548,29 @@ def _json(value: object) -> str:
         return json.dumps(value, ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ConversationStoreError("metadata must be a JSON value") from exc
+
+
+def _skill_record(skill: Skill | None) -> str | None:
+    """``skill``'s fields as a JSON object (``None`` for a skill attached by name only)."""
+    if skill is None:
+        return None
+    fields = {
+        "name": skill.name,
+        "description": skill.description,
+        "instructions": skill.instructions,
+        "bundle": skill.bundle,
+        "allowed_tools": None if skill.allowed_tools is None else list(skill.allowed_tools),
+        "license": skill.license,
+        "compatibility": skill.compatibility,
+        "metadata": dict(skill.metadata),
+        "location": skill.location,
+    }
+    try:
+        return json.dumps(fields, ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ConversationStoreError(
+            f"cannot store skill {skill.name!r}: its metadata is not JSON"
+        ) from exc
 
 
 def _insert_messages(
@@ -596,6 +644,11 @@ class _Reader:
             created=self._time("its creation time", created),
             messages=tuple(decoded),
             skills=tuple(row[0] for row in skills),
+            skill_records={
+                name: self._skill(index, name, record)
+                for index, (name, record) in enumerate(skills)
+                if record is not None
+            },
             markers=tuple(
                 Marker(
                     kind=kind, reason=reason, at=self._time(f"marker {index}", at), position=place
@@ -626,6 +679,46 @@ class _Reader:
             return decode(record)
         except ConversationStoreError as exc:
             raise ConversationStoreError(f"conversation {self.cid}, {what}: {exc}") from exc
+
+    def _skill(self, index: int, name: object, record: object) -> Skill:
+        """Attached skill number ``index``, decoded from ``record`` and checked field by field."""
+        what = f"conversation {self.cid}, skill {index}"
+        if not isinstance(record, str):
+            self._fail(f"skill {index}'s record is not text")
+        try:
+            fields = json.loads(record)
+        except ValueError as exc:
+            raise ConversationStoreError(f"{what}: its record is not JSON") from exc
+        if not isinstance(fields, dict):
+            raise ConversationStoreError(f"{what}: its record is not a JSON object")
+        texts = ("name", "description", "instructions", "bundle", "location")
+        for key in texts:
+            if not isinstance(fields.get(key), str):
+                raise ConversationStoreError(f"{what}: field {key!r} is not text")
+        for key in ("license", "compatibility"):
+            if fields.get(key) is not None and not isinstance(fields[key], str):
+                raise ConversationStoreError(f"{what}: field {key!r} is not text or null")
+        allowed = fields.get("allowed_tools")
+        if allowed is not None and (
+            not isinstance(allowed, list) or not all(isinstance(item, str) for item in allowed)
+        ):
+            raise ConversationStoreError(f"{what}: field 'allowed_tools' is not a list of names")
+        metadata = fields.get("metadata", {})
+        if not isinstance(metadata, dict):
+            raise ConversationStoreError(f"{what}: field 'metadata' is not a JSON object")
+        if fields["name"] != name:
+            raise ConversationStoreError(f"{what}: its record is of another skill")
+        return Skill(
+            name=fields["name"],
+            description=fields["description"],
+            instructions=fields["instructions"],
+            bundle=fields["bundle"],
+            allowed_tools=None if allowed is None else tuple(allowed),
+            license=fields.get("license"),
+            compatibility=fields.get("compatibility"),
+            metadata=MappingProxyType(metadata),
+            location=fields["location"],
+        )
 
     def _time(self, what: str, value: object) -> datetime:
         try:
