@@ -141,8 +141,10 @@ class ConversationService:
 
         Args:
             context: The context to close.
-            registry: The run's tool registry; when given, every tool in it is told the
-                conversation ended (``forget_conversation_state``), even if closing failed.
+            registry: A tool registry whose every tool is told the conversation ended
+                (``forget_conversation_state(context.id)``), even if closing failed. Give it
+                only when this close ends the conversation: the thinkers tell their own tools
+                themselves, at the conversation's end rather than at each chat turn's.
         """
         try:
             with self._lock:
@@ -152,7 +154,7 @@ class ConversationService:
                 context._close()
         finally:
             if registry is not None:
-                registry.forget_conversation_state()
+                registry.forget_conversation_state(context.id)
 
     def make_durable(self, context: ConversationContext) -> None:
         """Store a temporary ``context`` with everything it holds, and keep it from now on.

@@ -31,6 +31,9 @@ class ChatThinker(ReactiveThinker):
       provider: an answer is only known to be the user's (rather than a step towards tool
       calls) once the whole of it is read. A turn that took in inbox messages streams one
       answer per reply (each ending with its own done chunk); `send` returns the last.
+    - **Ending.** A chat goes on from turn to turn, and so does its tools' state (see
+      `nucleo_core.tools.state`); `end_conversation` ends it (``close``, or leaving a ``with``
+      block, ends every chat of this thinker), and only then are its tools told.
 
     The arguments are `ReactiveThinker`'s.
     """

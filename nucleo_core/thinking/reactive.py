@@ -55,6 +55,8 @@ from nucleo_core.thinking.transcript import render_transcript
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from types import TracebackType
+    from typing import Self
 
     from nucleo_core.conversations import ConversationContext, ConversationService
     from nucleo_core.hub.hub import ToolHub
@@ -140,7 +142,9 @@ class ReactiveThinker(Thinker[str, str]):
     """One chat turn over a durable conversation: inbox, closing turn, abnormal-end discipline.
 
     See the module documentation for the whole contract. One turn runs at a time on a thinker;
-    messages for the running turn go to `inbox`.
+    messages for the running turn go to `inbox`. A durable conversation's tools keep their
+    state from turn to turn: end the conversation with `end_conversation` (or every one with
+    `close`, or a ``with`` block) to have them drop it.
 
     The arguments are `Thinker`'s.
     """
@@ -210,6 +214,66 @@ class ReactiveThinker(Thinker[str, str]):
             self.render_input(input), conversation_id=conversation_id, durable=durable
         )
 
+    def end_conversation(self, conversation_id: str) -> None:
+        """End the chat ``conversation_id``: its tools are told, and drop what they kept for it.
+
+        A durable conversation's turns each open and close it, so a tool's state for it (see
+        `nucleo_core.tools.state`) lives from turn to turn; this is where it ends. Every tool
+        this thinker's palette held during the conversation, and every tool it holds now, is
+        told (``forget_conversation_state(conversation_id)``). The conversation itself stays
+        stored (`ConversationService.delete` deletes it); a later turn on it starts its tools'
+        state afresh. A temporary conversation ends with its turn, and needs no call.
+
+        Raises:
+            MisuseError: A turn is running on ``conversation_id`` (end it after the turn).
+            ExceptionGroup: Some tools raised while told; every tool was told even so.
+        """
+        with self._turn_lock:
+            turn = self._turn
+            if turn is not None and turn.context.id == conversation_id:
+                raise MisuseError(
+                    f"a turn is running on conversation {conversation_id}: end the "
+                    "conversation after the turn has ended"
+                )
+        if not self._assembled:  # no turn ran here (a new process): the palette it would have
+            self.reconcile_tool_registry()
+        self.tell_tools_conversation_ended(conversation_id)
+
+    def close(self) -> None:
+        """End every conversation this thinker ran a turn in and has not ended yet.
+
+        Call it when the thinker is done (or use the thinker as a context manager): see
+        `end_conversation`.
+
+        Raises:
+            MisuseError: A turn is running on this thinker.
+            ExceptionGroup: Some tools raised while told; every conversation was ended even so.
+        """
+        with self._turn_lock:
+            if self._turn is not None:
+                raise MisuseError(
+                    f"a turn is running on this {type(self).__name__}: close it after the turn"
+                )
+        failures: list[Exception] = []
+        for conversation_id in list(self._palette_seen):
+            try:
+                self.tell_tools_conversation_ended(conversation_id)
+            except Exception as exc:
+                failures.append(exc)
+        if failures:
+            raise ExceptionGroup("some conversations' tools failed to forget", failures)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
     def open_conversation(
         self, conversation_id: str | None, *, durable: bool
     ) -> ConversationContext:
@@ -233,6 +297,7 @@ class ReactiveThinker(Thinker[str, str]):
         reason: str | None = None
         removed = 0
         try:
+            Thinker._enter_conversation(self, context)  # its skills are the turn's
             self.inbox.open()
             self._recover_interrupted(turn)
             turn.start = len(context)
@@ -263,9 +328,16 @@ class ReactiveThinker(Thinker[str, str]):
             self._transcript = render_transcript(context.messages)
             self.last_usage = self._usage
             self._context = None
+            Thinker._leave_conversation(self)
             with self._turn_lock:
                 self._turn = None
-            self.conversations.close(context, registry=self.registry)
+            try:
+                self.conversations.close(context)
+            finally:
+                # A temporary conversation is gone once closed: its end is this turn's. A
+                # durable one goes on at the next turn, until `end_conversation`.
+                if not context.durable:
+                    self.tell_tools_conversation_ended(context.id)
 
     async def think(self, context: ConversationContext) -> str:
         """The `Thinker` loop; at its cap, the closing turn."""

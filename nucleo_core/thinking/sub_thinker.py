@@ -297,6 +297,17 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
         """A sub-thinker delegates in turn only at `Depth.THOROUGH`."""
         return Depth.THOROUGH
 
+    def state_owner(self, provider: ToolProvider) -> Thinker[Any, Any]:
+        """The parent's owner for a tool inherited from the parent; this thinker for its own.
+
+        A delegate works on the state its parent's conversation keeps for an inherited tool,
+        and its end does not tell that tool anything: the parent's conversation has not ended.
+        """
+        inherited = self._inherited.get(provider.name)
+        if inherited is not None and (inherited is provider or inherited == provider):
+            return self.parent.state_owner(provider)
+        return self
+
     # -- the captured catalogs ----------------------------------------------------------------
 
     def _catalog_base(self) -> Sequence[ToolProvider]:

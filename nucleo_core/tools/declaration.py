@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.state import ConversationStates
 
 __all__ = ["TOOL_NAME_PATTERN", "SchemaRefiner", "ToolDeclaration"]
 
@@ -42,6 +43,12 @@ class ToolDeclaration:
         refiner: Narrows the generated input schema before it is published.
         metadata: An open mapping for the host; the framework never reads it.
         guardrails: Admission guardrail factories the tool declares itself.
+        state: Makes the tool's per-conversation state (see `nucleo_core.tools.state`), or
+            ``None`` for a tool that keeps none.
+        states: The states made by ``state``, one per conversation; ``None`` without ``state``.
+            Kept with the declaration because a tool's providers may be many objects (every
+            registry makes its own), and its state must be one per conversation whichever
+            provider a call went through.
     """
 
     name: str
@@ -54,6 +61,8 @@ class ToolDeclaration:
     refiner: SchemaRefiner | None = None
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     guardrails: tuple[Callable[[Any], Any], ...] = ()
+    state: Callable[[], Any] | None = None
+    states: ConversationStates[Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def effective_risk(self) -> Risk:

@@ -14,6 +14,7 @@ from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.schema import output_schema_for, refine_schema
+from nucleo_core.tools.state import state_conversation_id
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
     from nucleo_core.tools.declaration import ToolDeclaration
     from nucleo_core.tools.spec import ToolSpec
+    from nucleo_core.tools.state import CarriedState
 
 __all__ = ["DeclaredToolProvider"]
 
@@ -133,6 +135,28 @@ class DeclaredToolProvider(ToolProvider):
     def risk_declared(self) -> bool:
         """Whether a risk was declared."""
         return self._declaration.risk is not None
+
+    def carried_state(self, conversation_id: str | None = None) -> CarriedState | None:
+        """What the declared state of ``conversation_id`` asks to carry, if it has any."""
+        states = self._declaration.states
+        return None if states is None else states.carried(conversation_id)
+
+    def forget_conversation_state(self, conversation_id: str | None = None) -> None:
+        """Drop the declared state of ``conversation_id`` (``None``: of every conversation)."""
+        states = self._declaration.states
+        if states is not None:
+            states.forget(conversation_id)
+
+    def _state_for(self, parent: object | None) -> Any:
+        """The declared state a call made for ``parent`` works on.
+
+        The state of the conversation ``parent`` says the call belongs to; outside any
+        conversation (no thinker, or none running), a fresh state nothing keeps.
+        """
+        states = self._declaration.states
+        assert states is not None  # only called for a tool declared with state=
+        conversation_id = state_conversation_id(parent, self)
+        return states.fresh() if conversation_id is None else states.get(conversation_id)
 
     def parse_input(self, raw: RawInput) -> BaseModel:
         """Validate a call's input against the published schema and the input model.

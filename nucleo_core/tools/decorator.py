@@ -18,6 +18,7 @@ from nucleo_core.tools.declaration import (
     check_common,
 )
 from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.state import ConversationStates
 from nucleo_core.tools.tool import Tool, io_types
 
 __all__ = ["STRICT_ENVIRONMENT_VARIABLE", "declaration_of", "describe_target", "tool"]
@@ -25,6 +26,9 @@ __all__ = ["STRICT_ENVIRONMENT_VARIABLE", "declaration_of", "describe_target", "
 #: Set to ``1`` (in a plugin author's CI, say) to make every ``@tool`` build and check its
 #: schemas at decoration time, as ``@tool(strict=True)`` does for one tool.
 STRICT_ENVIRONMENT_VARIABLE = "NUCLEO_STRICT_TOOLS"
+
+#: The parameter a function tool declared with ``state=`` receives its state in.
+STATE_PARAMETER = "state"
 
 _Target = TypeVar("_Target")
 
@@ -50,6 +54,7 @@ def tool(
     refiner: SchemaRefiner | None = None,
     metadata: Mapping[str, Any] | None = None,
     guardrails: Sequence[Callable[[Any], Any]] = (),
+    state: Callable[[], Any] | None = None,
     strict: bool = False,
 ) -> Callable[[_Target], _Target]: ...
 
@@ -68,6 +73,7 @@ def tool(
     refiner: SchemaRefiner | None = None,
     metadata: Mapping[str, Any] | None = None,
     guardrails: Sequence[Callable[[Any], Any]] = (),
+    state: Callable[[], Any] | None = None,
     strict: bool = False,
 ) -> Any:
     """Declare a tool: a `Tool` subclass, or a plain typed function.
@@ -94,6 +100,13 @@ def tool(
         guardrails: Admission guardrail factories the tool declares itself: each is called
             with the requesting thinker and returns an object whose ``check(provider)``
             returns a ``Verdict``. They run with the hub's rules whenever the tool is requested.
+        state: Makes the tool's per-conversation state (a class, or a callable taking no
+            argument): one object per conversation, made at the tool's first call in it, whose
+            ``carried_state()`` is carried across a compaction and whose
+            ``forget_conversation_state()`` is called when the conversation ends (both
+            optional; see `nucleo_core.tools.state`). A class tool reads it as ``self.state``;
+            a function tool takes it in a parameter named ``state``, which is not part of the
+            tool's input.
         strict: Build and check every schema now rather than on first use.
 
     Returns:
@@ -113,6 +126,7 @@ def tool(
             refiner=refiner,
             metadata=metadata,
             guardrails=guardrails,
+            state=state,
             strict=strict,
         )
         return subject
@@ -156,6 +170,7 @@ def _declare(
     refiner: SchemaRefiner | None,
     metadata: Mapping[str, Any] | None,
     guardrails: Sequence[Callable[[Any], Any]],
+    state: Callable[[], Any] | None,
     strict: bool,
 ) -> None:
     problems: list[str] = []
@@ -193,6 +208,7 @@ def _declare(
             "guardrails must be a sequence of factories, each called with the requesting "
             "thinker and returning a guardrail"
         )
+    _check_state(subject, state, problems)
     if problems:
         raise ToolDeclarationError(describe_target(subject), problems)
     declaration = ToolDeclaration(
@@ -206,6 +222,8 @@ def _declare(
         refiner=refiner,
         metadata=MappingProxyType(dict(metadata)) if metadata else MappingProxyType({}),
         guardrails=tuple(guardrails),
+        state=state,
+        states=None if state is None else ConversationStates(state, tool=tool_name),
     )
     setattr(subject, DECLARATION_ATTRIBUTE, declaration)
     if strict or os.environ.get(STRICT_ENVIRONMENT_VARIABLE) == "1":
@@ -258,6 +276,25 @@ def _check_function(fn: FunctionType, problems: list[str]) -> None:
     if unannotated:
         listed = ", ".join(unannotated)
         problems.append(f"unannotated parameter(s) {listed}: annotate each parameter with its type")
+
+
+def _check_state(subject: object, state: object, problems: list[str]) -> None:
+    if state is None:
+        return
+    if not callable(state):
+        problems.append(
+            "state must be a class (or a callable taking no argument) that makes the tool's "
+            "per-conversation state"
+        )
+        return
+    if isinstance(subject, FunctionType):
+        code = subject.__code__
+        names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        if STATE_PARAMETER not in names[code.co_posonlyargcount :]:
+            problems.append(
+                f"a function tool declared with state= receives it in a parameter named "
+                f"'{STATE_PARAMETER}': add '{STATE_PARAMETER}: YourState' to its parameters"
+            )
 
 
 def _snake_case(name: str) -> str:

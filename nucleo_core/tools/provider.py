@@ -160,12 +160,29 @@ class ToolProvider(ABC):
         """
         self.spec()
 
-    def carried_state(self) -> CarriedState | None:
-        """State this tool wants carried across a compaction, or ``None``."""
+    def carried_state(self, conversation_id: str | None = None) -> CarriedState | None:
+        """State this tool wants carried across a compaction of a conversation, or ``None``.
+
+        Args:
+            conversation_id: The conversation being compacted; ``None`` when the caller does
+                not name one.
+        """
+        del conversation_id
         return None
 
-    def forget_conversation_state(self) -> None:  # noqa: B027  # optional hook, no-op default
-        """Drop whatever this tool keeps for the conversation that just ended."""
+    def forget_conversation_state(  # noqa: B027  # optional hook, no-op default
+        self, conversation_id: str | None = None
+    ) -> None:
+        """Drop whatever this tool keeps for a conversation that ended.
+
+        A thinker calls it when the conversation ends (the end of a `Thinker` run; for a chat,
+        ``end_conversation``), never after a single chat turn. A provider is shared by every
+        thinker that registers it, so it should drop only the named conversation's state.
+
+        Args:
+            conversation_id: The conversation that ended; ``None`` when the caller does not
+                name one (drop every conversation's state).
+        """
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.source}>"

@@ -347,24 +347,38 @@ class ToolRegistry:
 
     # -- conversation state -------------------------------------------------------------------
 
-    def carried_state(self) -> list[CarriedState]:
+    def carried_state(self, conversation_id: str | None = None) -> list[CarriedState]:
         """What the registered tools want carried across a compaction, in registry order.
 
         Asked of every tool, whatever its source: the loop never learns which tools have state.
+
+        Args:
+            conversation_id: The conversation being compacted, passed on to every tool.
         """
-        states = (provider.carried_state() for provider in list(self._providers.values()))
+        providers = list(self._providers.values())
+        if conversation_id is None:
+            states = (provider.carried_state() for provider in providers)
+        else:
+            states = (provider.carried_state(conversation_id) for provider in providers)
         return [state for state in states if state is not None]
 
-    def forget_conversation_state(self) -> None:
+    def forget_conversation_state(self, conversation_id: str | None = None) -> None:
         """Tell every registered tool the conversation ended.
 
         Every tool is told even when one raises; the failures are raised together afterwards
         as an ``ExceptionGroup``.
+
+        Args:
+            conversation_id: The conversation that ended, passed on to every tool (``None``:
+                the tools are told without a name, and drop every conversation's state).
         """
         failures: list[Exception] = []
         for provider in list(self._providers.values()):
             try:
-                provider.forget_conversation_state()
+                if conversation_id is None:
+                    provider.forget_conversation_state()
+                else:
+                    provider.forget_conversation_state(conversation_id)
             except Exception as exc:
                 failures.append(exc)
         if failures:

@@ -163,10 +163,10 @@ class StaticProvider(ToolProvider):
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         return EchoTool(parent)
 
-    def carried_state(self) -> CarriedState | None:
+    def carried_state(self, conversation_id: str | None = None) -> CarriedState | None:
         return None if self._state is None else CarriedState(tool=self._name, text=self._state)
 
-    def forget_conversation_state(self) -> None:
+    def forget_conversation_state(self, conversation_id: str | None = None) -> None:
         if self._forgotten is not None:
             self._forgotten.append(self._name)
         if self._forget_error is not None:

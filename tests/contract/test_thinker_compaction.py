@@ -97,7 +97,7 @@ class NotesProvider(ToolProvider):
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         raise AssertionError("never called in this test")
 
-    def carried_state(self) -> CarriedState:
+    def carried_state(self, conversation_id: str | None = None) -> CarriedState:
         return CarriedState(tool="notes", text="Cities looked up: Lisbon")
 
 

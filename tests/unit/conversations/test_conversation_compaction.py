@@ -292,5 +292,5 @@ class _Stateful(ToolProvider):
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         raise NotImplementedError
 
-    def carried_state(self) -> CarriedState | None:
+    def carried_state(self, conversation_id: str | None = None) -> CarriedState | None:
         return None if self._state is None else CarriedState(tool=self._name, text=self._state)

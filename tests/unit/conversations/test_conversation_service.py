@@ -335,7 +335,7 @@ class _Forgetful(ToolProvider):
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         raise NotImplementedError
 
-    def forget_conversation_state(self) -> None:
+    def forget_conversation_state(self, conversation_id: str | None = None) -> None:
         self._told.append(self._name)
         if self._fails:
             raise RuntimeError(f"{self._name} failed to forget")
