@@ -27,7 +27,8 @@ class ClassToolProvider(DeclaredToolProvider):
     refiner; the output schema is published only for a pydantic model, dataclass or TypedDict
     output. ``create(parent)`` builds the tool through ``__init__(self, parent)`` when the
     constructor takes a parent, and gives a `ModelDependent` tool its parent's seat (on the
-    tool's declared grade, if any).
+    tool's declared grade, if any). A tool declared with ``state=`` gets the state of the
+    call's conversation as ``self.state``.
     """
 
     __slots__ = ("_takes_parent", "tool_class")
@@ -53,6 +54,8 @@ class ClassToolProvider(DeclaredToolProvider):
         made = self.tool_class(parent) if self._takes_parent else self.tool_class()
         if isinstance(made, ModelDependent):
             made.seat = ModelSeat.of(parent, grade=type(made).grade, tool=self.name)
+        if self.declaration.states is not None:  # declared with @tool(state=...)
+            made.state = self._state_for(parent)  # type: ignore[attr-defined]  # declared state
         return made
 
     def check(self) -> None:

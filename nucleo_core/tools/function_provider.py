@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
@@ -9,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools._simple_schema import simple_input_schema
 from nucleo_core.tools.declared import DeclaredToolProvider
-from nucleo_core.tools.decorator import declaration_of, describe_target
+from nucleo_core.tools.decorator import STATE_PARAMETER, declaration_of, describe_target
 from nucleo_core.tools.schema import (
     FunctionSignature,
     docstring_description,
@@ -83,7 +85,9 @@ class FunctionToolProvider(DeclaredToolProvider):
     The input model is built from the parameters' annotations on first need; parameter
     descriptions come from the docstring's ``Args`` section or ``Annotated`` metadata. A
     parameter annotated `ModelSeat` is not part of the input: ``create(parent)`` fills it in with
-    the parent thinker's seat (on its ``SeatGrade`` if declared).
+    the parent thinker's seat (on its ``SeatGrade`` if declared). Nor is, for a function
+    declared with ``state=``, its ``state`` parameter: each call is given the state of its
+    conversation there.
     """
 
     __slots__ = ("_call_plan", "_last", "_signature", "function")
@@ -104,16 +108,22 @@ class FunctionToolProvider(DeclaredToolProvider):
         """The tool that calls the function, for ``parent``.
 
         A function tool keeps no state between calls, so the instance made for a parent is
-        reused for that parent's next call (concurrent calls share it safely).
+        reused for that parent's next call (concurrent calls share it safely); one declared
+        with ``state=`` is made per call, bound to the state of the call's conversation.
         """
+        stateful = self.declaration.states is not None
         last = self._last
-        if last is not None and last.parent is parent:
+        if last is not None and last.parent is parent and not stateful:
             return last
         kind, arguments, seat = self._call_plan or self._resolve_call_plan()
         given = (
             None if seat is None else (seat[0], ModelSeat.of(parent, grade=seat[1], tool=self.name))
         )
-        self._last = made = kind(self.function, arguments, parent, seat=given)
+        function = self.function
+        if stateful:  # the state of this call's conversation, which can change between calls
+            function = functools.partial(function, **{STATE_PARAMETER: self._state_for(parent)})
+            return kind(function, arguments, parent, seat=given)
+        self._last = made = kind(function, arguments, parent, seat=given)
         return made
 
     def _resolve_call_plan(self) -> _CallPlan:
@@ -127,7 +137,11 @@ class FunctionToolProvider(DeclaredToolProvider):
 
     def _resolve_signature(self) -> FunctionSignature:
         if self._signature is None:
-            self._signature = function_signature(self.function)
+            signature = function_signature(self.function)
+            if self.declaration.states is not None:  # the state is given, never described
+                kept = tuple(p for p in signature.parameters if p.name != STATE_PARAMETER)
+                signature = dataclasses.replace(signature, parameters=kept)
+            self._signature = signature
         return self._signature
 
     def _model_name(self) -> str:
