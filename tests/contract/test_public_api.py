@@ -121,3 +121,22 @@ def test_declaring_and_registering_a_tool_imports_no_heavy_dependency() -> None:
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
     )
     assert json.loads(completed.stdout) == []
+
+
+def test_declaring_a_model_dependent_tool_imports_no_heavy_dependency() -> None:
+    """Declaring and registering a function tool taking a ModelSeat imports nothing heavy."""
+    program = (
+        "import json, sys\n"
+        "from nucleo_core import ModelSeat, ToolRegistry, tool\n"
+        "@tool(read_only=True, risk='low')\n"
+        "async def condense(text: str, seat: ModelSeat) -> str:\n"
+        "    '''Condense a text.'''\n"
+        "    return await seat.complete(text)\n"
+        "registry = ToolRegistry([condense])\n"
+        f"heavy = {HEAVY_MODULES!r}\n"
+        "print(json.dumps(sorted(name for name in heavy if name in sys.modules)))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(completed.stdout) == []
