@@ -146,6 +146,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self.last_tool_failures: tuple[ToolFailure, ...] | None = None
         self._tool_failures: list[ToolFailure] = []
         self.listeners: list[Callable[[ContentEvent], None]] = []
+        # Every tool the palette held during each conversation not ended yet, by conversation
+        # id: a tool granted and revoked mid-conversation is still told when it ends.
+        self._palette_seen: dict[str, dict[int, ToolProvider]] = {}
 
     # -- running ------------------------------------------------------------------------------
 
@@ -172,12 +175,16 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             self.last_usage = self._usage
             self.last_tool_failures = tuple(self._tool_failures)
             self._context = None
-            self.conversations.close(context, registry=self.registry)
+            try:
+                self.conversations.close(context)
+            finally:  # a run is its conversation: its end is the conversation's
+                self.tell_tools_conversation_ended(context.id)
 
     async def think(self, context: ConversationContext) -> OutputT:
         """The loop over ``context``: turns until a final answer."""
         for _ in range(self.max_iterations):
             self.reconcile_tool_registry()
+            self.note_palette(context.id)
             await self.compact_if_needed(context)
             result = await self.submit_thinking_call(context)
             context.extend(result.turns)
@@ -197,6 +204,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             try:
                 await execution.run()
             finally:  # a cancelled turn still answers every tool use
+                self.note_palette(context.id)  # a tool granted in this turn is seen
                 report = execution.report()
                 self.record_tool_failures(report.failures)
                 results = report.results_message()
@@ -231,12 +239,12 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         budget = self.context_budget()
         if not needs_compaction(context, budget):
             return
-        await compact(
-            context,
-            budget_tokens=budget,
-            summarize=self.summarize,
-            carried=self.registry.carried_state(),
-        )
+        carried = []
+        for provider in self.registry.providers():  # every tool, in registry order
+            state = provider.carried_state(self._state_conversation_id(provider, context.id))
+            if state is not None:
+                carried.append(state)
+        await compact(context, budget_tokens=budget, summarize=self.summarize, carried=carried)
 
     async def summarize(self, messages: Sequence[Message]) -> str:
         """Summarize older turns for compaction, with one toolless exchange on the same seat."""
@@ -335,6 +343,58 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
     def conversation(self) -> ConversationContext | None:
         """The conversation of the run in progress, if any."""
         return self._context
+
+    # -- tool state ---------------------------------------------------------------------------
+
+    def state_owner(self, provider: ToolProvider) -> Thinker[Any, Any]:
+        """The thinker whose conversation keeps ``provider``'s state for this thinker's calls.
+
+        This thinker; a `SubThinker` answers its parent's for a tool it inherited from it (see
+        `nucleo_core.tools.state`).
+        """
+        del provider
+        return self
+
+    def note_palette(self, conversation_id: str) -> None:
+        """Remember the tools the palette holds now as tools of ``conversation_id``.
+
+        Each is told when the conversation ends (`tell_tools_conversation_ended`).
+        """
+        seen = self._palette_seen.setdefault(conversation_id, {})
+        for provider in self.registry.providers():
+            seen.setdefault(id(provider), provider)
+
+    def tell_tools_conversation_ended(self, conversation_id: str) -> None:
+        """Tell this thinker's tools the conversation ``conversation_id`` ended.
+
+        Every tool the palette held during the conversation, and every tool it holds now, is
+        told (``forget_conversation_state(conversation_id)``), in the order first seen, except
+        a tool whose state this thinker does not own (a sub-thinker's tool inherited from its
+        parent: its state is the parent's conversation's, told when that one ends). Every tool
+        is told even when one raises; the failures are raised together afterwards as an
+        ``ExceptionGroup``.
+        """
+        seen = self._palette_seen.pop(conversation_id, {})
+        for provider in self.registry.providers():
+            seen.setdefault(id(provider), provider)
+        failures: list[Exception] = []
+        for provider in seen.values():
+            if self.state_owner(provider) is not self:
+                continue
+            try:
+                provider.forget_conversation_state(conversation_id)
+            except Exception as exc:
+                failures.append(exc)
+        if failures:
+            raise ExceptionGroup("forget_conversation_state failed for some tools", failures)
+
+    def _state_conversation_id(self, provider: ToolProvider, own: str) -> str | None:
+        """The conversation ``provider`` keeps its state in for this thinker (``own`` here)."""
+        owner = self.state_owner(provider)
+        if owner is self:
+            return own
+        conversation = owner.conversation
+        return None if conversation is None else conversation.id
 
     def palette_extras(self) -> Iterable[ToolProvider]:
         """The run's two artifact tools, then ``sub_thinker`` from `delegation_threshold` on.
