@@ -299,10 +299,12 @@ class ThinkerBase:
 
         In order: the declared defaults, the system-wide tools, tools added with `add_tool`,
         tools granted through ``request_tools`` (in grant order), the family's own per-turn
-        tools (`palette_extras`), then the meta-tools while their catalogs are non-empty; a
-        tool no longer among these (a withdrawn system-wide tool) leaves the palette; then the
-        read-only sweep. Re-registration keeps each tool's place, so the front of the prompt
-        stays stable across turns.
+        tools (`palette_extras`), then what plugins build for this thinker
+        (``nucleo_palette_tools``: the builtin plugins' artifact tools and ``sub_thinker``,
+        other plugins' tools, and last the meta-tools while their catalogs are non-empty); a
+        tool no longer among these (a withdrawn system-wide tool) leaves the palette; then a
+        delegate's ceiling and the read-only sweep. Re-registration keeps each tool's place,
+        so the front of the prompt stays stable across turns.
         """
         with self._lock:
             registry = self._registry
@@ -325,25 +327,28 @@ class ThinkerBase:
                     hub.note_clash(type(self), provider, mine)
                     continue
                 system_wide.append(provider)
+            contributed = [tool.provider for tool in hub.plugins.palette_tools(self)]
             wanted: list[ToolProvider] = [
                 *defaults,
                 *system_wide,
                 *self._added,
                 *self._granted,
                 *extras,
+                *contributed,
             ]
             for provider in wanted:
                 registry.register(provider, shadow=provider.shadows)
             # What the call door must check again at the call: tools offered because of
             # state outside this thinker, which can change while the model thinks.
-            fixed_names = {provider.name for provider in fixed} - self._inherited.keys()
+            fixed_names = {provider.name for provider in [*fixed, *contributed]}
+            fixed_names -= self._inherited.keys()
             conditional = {p.name: "system-wide" for p in system_wide}
             conditional.update((p.name, "granted") for p in self._granted)
             conditional.update(dict.fromkeys(self._inherited, "inherited"))
             self._conditional = {
                 name: origin for name, origin in conditional.items() if name not in fixed_names
             }
-            keep = {provider.name for provider in wanted} | {REQUEST_TOOLS, REQUEST_SKILL}
+            keep = {provider.name for provider in wanted}
             for name in registry.names():
                 if name not in keep:
                     registry.unregister(name)
@@ -351,12 +356,6 @@ class ThinkerBase:
                 for provider in registry.providers():
                     if not ThinkerBase._within_ceiling(self, provider):
                         registry.unregister(provider.name)
-            self._offer_catalog()
-            skills = [skill for skill in self.skill_catalog() if skill not in self._skills]
-            if skills:
-                registry.register(self._request_skill_for(skills))
-            else:
-                registry.unregister(REQUEST_SKILL)
             # What this thinker itself put in its palette: a tool registered in the registry
             # any other way (behind its back) is refused at the call.
             self._offered = {provider.name: provider for provider in registry.providers()}
@@ -492,9 +491,31 @@ class ThinkerBase:
                     if self._read_only:
                         ReadOnlyPalette.sweep(self._registry)
 
+    def _request_tools_offer(self) -> RequestToolsProvider | None:
+        """``request_tools`` over this turn's catalog, or ``None`` while it is empty.
+
+        What the ``builtin:request_tools`` plugin contributes to every palette.
+        """
+        catalog = ThinkerBase.tool_catalog(self)
+        return self._request_tools_for(catalog) if catalog else None
+
+    def _request_skill_offer(self) -> RequestSkillProvider | None:
+        """``request_skill`` over the catalog's skills not attached yet, or ``None``.
+
+        What the ``builtin:request_skill`` plugin contributes to every palette.
+        """
+        skills = [skill for skill in ThinkerBase.skill_catalog(self) if skill not in self._skills]
+        return self._request_skill_for(skills) if skills else None
+
     def _offer_catalog(self) -> None:
-        """Register ``request_tools`` over this turn's catalog, or remove it when empty."""
-        catalog = self.tool_catalog()
+        """Narrow ``request_tools`` to this moment's catalog, or remove it when empty.
+
+        Called when a skill attaches mid-turn; only while ``request_tools`` is offered (its
+        builtin plugin may be switched off).
+        """
+        if REQUEST_TOOLS not in self._offered:
+            return
+        catalog = ThinkerBase.tool_catalog(self)
         if catalog:
             provider = self._request_tools_for(catalog)
             self._registry.register(provider)

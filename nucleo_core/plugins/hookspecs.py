@@ -14,6 +14,7 @@ never pass it): the host refuses an implementation that gives one, or that is ``
 concern                hooks
 =====================  ==========================================================
 provider discovery     `nucleo_system_wide_tools`, `nucleo_compatible_tools`
+per-thinker tools      `nucleo_palette_tools`
 catalog reconciliation `nucleo_reconcile_catalog`
 admission              `nucleo_admit_tool`, `nucleo_admit_skill`
 skill resolution       `nucleo_skill_sources`
@@ -39,6 +40,7 @@ __all__ = [
     "nucleo_admit_skill",
     "nucleo_admit_tool",
     "nucleo_compatible_tools",
+    "nucleo_palette_tools",
     "nucleo_reconcile_catalog",
     "nucleo_skill_sources",
     "nucleo_system_wide_tools",
@@ -66,6 +68,29 @@ def nucleo_compatible_tools(thinker_class: type[Any]) -> Iterable[Any] | None:
 
     Args:
         thinker_class: The thinker class whose catalog is being resolved.
+
+    Returns:
+        Tool providers, ``@tool``-declared classes or functions; or ``None`` for none.
+    """
+
+
+@hookspec
+def nucleo_palette_tools(thinker: Any) -> Iterable[Any] | None:
+    """Tools built for one thinker's palette this turn: its own instances of them.
+
+    Called every time a thinker assembles its palette, before every turn. Every
+    implementation's result is used, in plugin order, after the thinker's own tools (declared,
+    system-wide, added, granted). nucleo's own per-thinker tools come this way, from the
+    builtin plugins registered first on every host: ``builtin:artifact_tools`` (the artifact
+    tools over the run's conversation), ``builtin:sub_thinker``, then, last,
+    ``builtin:request_tools`` and ``builtin:request_skill`` (over the turn's catalogs). A host
+    switches one off by blocking its name (``PluginHost(block=["builtin:sub_thinker"])``).
+
+    What is returned is offered, and checked at every call like any tool of the palette; it
+    is never admitted through ``request_tools``.
+
+    Args:
+        thinker: The thinker assembling its palette.
 
     Returns:
         Tool providers, ``@tool``-declared classes or functions; or ``None`` for none.

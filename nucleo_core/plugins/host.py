@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import logging
 import os
 import threading
@@ -42,7 +43,7 @@ from nucleo_core.plugins.record import PluginRecord
 if TYPE_CHECKING:
     from nucleo_core.plugins._entry_points import FoundEntryPoint
 
-__all__ = ["PluginHost"]
+__all__ = ["BUILTIN_PLUGINS", "PluginHost"]
 
 _logger = logging.getLogger("nucleo_core.plugins")
 
@@ -51,6 +52,19 @@ _T = TypeVar("_T")
 #: At most this many distinct hook failures are kept per plugin (a hook called every turn
 #: that fails every turn would otherwise grow its record without bound).
 _HOOK_ERRORS_KEPT = 20
+
+#: nucleo's own plugins, by plugin name and ``module:attribute``, in registration order: every
+#: host registers them first, through `PluginHost.register_plugin` like any plugin (pytest's
+#: default plugins are the model), so the hook specifications are proven sufficient. Named
+#: here rather than imported, since they live in the layers above this one. Blocking a name
+#: (``block=["builtin:sub_thinker"]``, or ``NUCLEO_PLUGINS_BLOCK``) switches that builtin off;
+#: the allow list and ``enabled=False`` govern installed plugins only.
+BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
+    ("builtin:artifact_tools", "nucleo_core.thinking.builtins:ARTIFACT_TOOLS_PLUGIN"),
+    ("builtin:sub_thinker", "nucleo_core.thinking.builtins:SUB_THINKER_PLUGIN"),
+    ("builtin:request_tools", "nucleo_core.hub.builtins:REQUEST_TOOLS_PLUGIN"),
+    ("builtin:request_skill", "nucleo_core.hub.builtins:REQUEST_SKILL_PLUGIN"),
+)
 
 
 class _Failure(Exception):
@@ -176,6 +190,10 @@ class PluginHost:
         self._loaded: dict[int, tuple[object, str]] = {}
         self._tools: list[PackTool] = []
         self._skill_packages: list[SkillPackage] = []
+        # The builtin plugins come first: the first records, the first in every hook's order.
+        for name, target in BUILTIN_PLUGINS:
+            self._register_builtin(name, target)
+        self._builtin_count = len(self._records)
 
     def __repr__(self) -> str:
         with self._lock:
@@ -186,9 +204,22 @@ class PluginHost:
 
     @property
     def records(self) -> tuple[PluginRecord, ...]:
-        """Every plugin given or found, in the order it was met, with what became of it."""
+        """Every plugin given or found, in the order it was met, with what became of it.
+
+        The builtin plugins are not among them: see `builtins`.
+        """
         with self._lock:
-            return tuple(self._records)
+            return tuple(self._records[self._builtin_count :])
+
+    @property
+    def builtins(self) -> tuple[PluginRecord, ...]:
+        """Nucleo's own plugins (`BUILTIN_PLUGINS`), registered first; blocked ones included."""
+        with self._lock:
+            return tuple(self._records[: self._builtin_count])
+
+    def palette_tools(self, thinker: Any) -> list[ContributedTool]:
+        """Every ``nucleo_palette_tools(thinker)`` answer, validated and attributed, in order."""
+        return self._tools_of("nucleo_palette_tools", {"thinker": thinker}, None)
 
     def pack_tools(self, plugins: Collection[str] | None = None) -> list[PackTool]:
         """The tools ``nucleo.tools`` entry points brought, in load order.
@@ -290,6 +321,12 @@ class PluginHost:
             return self._take_in(
                 record, plugin, lambda scan: self._hooks_only(plugin, plugin_name, scan)
             )
+
+    def _register_builtin(self, name: str, target: str) -> None:
+        """Register one builtin plugin, as `register_plugin` registers any plugin."""
+        module_name, _, attribute = target.partition(":")
+        plugin = getattr(importlib.import_module(module_name), attribute)
+        self.register_plugin(plugin, name=name, distribution="nucleo-core")
 
     def _load_entry_point(self, found: FoundEntryPoint) -> PluginRecord:
         point = found.entry_point

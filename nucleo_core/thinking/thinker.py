@@ -395,23 +395,3 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             return own
         conversation = owner.conversation
         return None if conversation is None else conversation.id
-
-    def palette_extras(self) -> Iterable[ToolProvider]:
-        """The run's two artifact tools, then ``sub_thinker`` from `delegation_threshold` on.
-
-        The artifact tools, ``get_artifact_field`` and ``search_artifact_content``, while a
-        run's conversation is open; ``sub_thinker`` while `depth` is at least
-        `delegation_threshold` (a read-only thinker's is the read-only variant, which the
-        sweep keeps).
-        """
-        extras: list[ToolProvider] = []
-        context = self._context
-        if context is not None:
-            from nucleo_core.conversations import artifact_tools
-
-            extras += artifact_tools(context)
-        if self.depth >= self.delegation_threshold():
-            from nucleo_core.thinking.sub_thinker import sub_thinker_tool
-
-            extras.append(sub_thinker_tool(self))
-        return extras
