@@ -47,10 +47,12 @@ def plugins(as_json: bool, strict: bool) -> None:
     One row per entry point in nucleo.tools (tool packs), nucleo.skills (skilljars) and
     nucleo.plugins (hooks): its name, group, distribution and version, and its status:
     loaded (with what it contributed), failed (with the reason), blocked, disabled or
-    duplicate (with why). NUCLEO_DISABLE_PLUGIN_AUTOLOAD, NUCLEO_PLUGINS_ALLOW and
+    duplicate (with why); then a line naming nucleo's builtin plugins (builtin:NAME, switched
+    off by NUCLEO_PLUGINS_BLOCK). NUCLEO_DISABLE_PLUGIN_AUTOLOAD, NUCLEO_PLUGINS_ALLOW and
     NUCLEO_PLUGINS_BLOCK select plugins here as in any process.
     """
-    records = loaded_hub(warn_about_plugins=False).plugins.records
+    host = loaded_hub(warn_about_plugins=False).plugins
+    records = host.records
     if as_json:
         render.print_json([plugin_summary(record) for record in records])
     elif not records:
@@ -59,11 +61,31 @@ def plugins(as_json: bool, strict: bool) -> None:
             "A plugin is a distribution with an entry point in one of the groups "
             f"{', '.join(ENTRY_POINT_GROUPS)}."
         )
+        _print_builtins(host.builtins)
     else:
         _print_plugin_table(records)
+        _print_builtins(host.builtins)
     failed = [record.plugin for record in records if _failed(record)]
     if strict and failed:
         raise CommandError(f"{render.counted(len(failed), 'plugin')} failed: {', '.join(failed)}")
+
+
+def builtin_line(builtins: Sequence[PluginRecord]) -> str:
+    """One line naming nucleo's builtin plugins and which of them are switched off."""
+    loaded = [
+        record.name.removeprefix("builtin:") for record in builtins if record.status == "loaded"
+    ]
+    off = [record.name.removeprefix("builtin:") for record in builtins if record.status != "loaded"]
+    line = f"Builtin plugins: {', '.join(loaded) or 'none'} loaded"
+    if off:
+        line += f"; {', '.join(off)} blocked"
+    return line + "."
+
+
+def _print_builtins(builtins: Sequence[PluginRecord]) -> None:
+    from rich.text import Text
+
+    render.console().print(Text(builtin_line(builtins)))  # wrapped at the terminal's width
 
 
 def plugin_summary(record: PluginRecord) -> dict[str, Any]:

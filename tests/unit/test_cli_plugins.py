@@ -335,8 +335,9 @@ def test_plugins_with_autoload_switched_off_loads_nothing(site: Any) -> None:
     assert [entry["status"] for entry in ours] == ["disabled", "disabled"]
     assert "NUCLEO_DISABLE_PLUGIN_AUTOLOAD=1" in ours[0]["note"]
     assert "cliplug_weather" not in sys.modules
-    table = run("plugins", NUCLEO_DISABLE_PLUGIN_AUTOLOAD="1").output
+    table, builtins = run("plugins", NUCLEO_DISABLE_PLUGIN_AUTOLOAD="1").output.split("Builtin")
     assert "loaded" not in table
+    assert "plugins: artifact_tools, sub_thinker, request_tools, request_skill loaded" in builtins
     assert "2 disabled" in table
     assert "acme-weather" not in run("tools", NUCLEO_DISABLE_PLUGIN_AUTOLOAD="1").output
 
@@ -396,7 +397,17 @@ def test_plugins_with_none_installed_says_what_a_plugin_is() -> None:
         "No nucleo plugins are installed.",
         "A plugin is a distribution with an entry point in one of the groups "
         "nucleo.tools, nucleo.skills, nucleo.plugins.",
+        "Builtin plugins: artifact_tools, sub_thinker, request_tools, request_skill loaded.",
     ]
+
+
+def test_plugins_names_a_blocked_builtin() -> None:
+    """NUCLEO_PLUGINS_BLOCK=builtin:NAME switches a builtin off, and the listing says so."""
+    result = run("plugins", NUCLEO_PLUGINS_BLOCK="builtin:sub_thinker")
+    assert result.exit_code == 0
+    assert result.output.splitlines()[-1] == (
+        "Builtin plugins: artifact_tools, request_tools, request_skill loaded; sub_thinker blocked."
+    )
 
 
 def test_the_real_command_reports_plugins_found_on_pythonpath(site: Any, tmp_path: Path) -> None:
