@@ -21,7 +21,6 @@ from nucleo_core.testing import ScriptedModel
 from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 from nucleo_core.thinking.sub_thinker import SUB_THINKER
 
-
 ARTIFACT_TOOLS = ["get_artifact_field", "search_artifact_content"]
 
 
