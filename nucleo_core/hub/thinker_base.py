@@ -8,6 +8,7 @@ top of this class; nothing here calls a model.
 
 from __future__ import annotations
 
+import logging
 import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +31,7 @@ from nucleo_core.tools.providers import ToolLike, provider_for
 from nucleo_core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from nucleo_core.conversations.context import ConversationContext
     from nucleo_core.hub.admission import Admission
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.hub.selector import ToolSelector
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
     from nucleo_core.skills.skill import Skill
 
 __all__ = ["ThinkerBase"]
+
+logger = logging.getLogger("nucleo.skills")
 
 
 class ThinkerBase:
@@ -65,6 +69,10 @@ class ThinkerBase:
         self._added: list[ToolProvider] = []
         self._granted: list[ToolProvider] = []
         self._skills: list[Skill] = []
+        # The conversation the skills are attached to: a run's or turn's, bound while it runs
+        # (`_enter_conversation`), whose skills are then this thinker's. ``None`` between runs:
+        # a skill attached then waits here and is carried into the next conversation.
+        self._skill_conversation: ConversationContext | None = None
         # Palette names offered because of state outside the thinker ("system-wide" or
         # "granted"), which the call door checks again at each call; and the hub's catalog
         # view the palette was built from, so an unchanged catalog is known in O(1).
@@ -85,7 +93,8 @@ class ThinkerBase:
         # registry then holds the very same provider, and its cached specs stay valid.
         self._request_tools: tuple[Sequence[ToolProvider], RequestToolsProvider] | None = None
         self._request_skill: tuple[Sequence[Skill], RequestSkillProvider] | None = None
-        for skill in hub.default_skills(type(self)):
+        self._default_skills = tuple(hub.default_skills(type(self)))
+        for skill in self._default_skills:
             self._attach(skill)
 
     # -- declarations -------------------------------------------------------------------------
@@ -144,8 +153,14 @@ class ThinkerBase:
 
     @property
     def skills(self) -> tuple[Skill, ...]:
-        """The skills attached to the conversation: the declared defaults, then those granted."""
-        return tuple(self._skills)
+        """The skills attached to the conversation: the declared defaults, then those granted.
+
+        While a run or turn is in progress, its conversation's skills (a skill attached to the
+        conversation directly shows here, its restriction applied, the next time this is
+        read); between runs, the declared defaults and the skills attached since, which the
+        next conversation receives.
+        """
+        return ThinkerBase._synced_skills(self)
 
     def add_tool(self, tool: ToolLike) -> ToolProvider:
         """Add a tool to this running thinker's palette (checked at the call like any other)."""
@@ -457,19 +472,21 @@ class ThinkerBase:
     def request_skill(self, name: str) -> RequestSkillResult:
         """Ask the hub for a skill; an admitted one is attached to the conversation.
 
-        Its ``allowed-tools`` restrict the surface (the union with other skills'
-        restrictions; ``request_skill`` itself stays in it).
+        Attached to the conversation of the run in progress (durably, for a durable one), so
+        its instructions go with every later call of that conversation, whichever thinker
+        object resumes it; with no run in progress, it is carried into the next
+        conversation. Its ``allowed-tools`` restrict the surface (the union with other
+        skills' restrictions; ``request_skill`` itself stays in it). A skill the conversation
+        holds already reads as granted.
         """
-        with self._lock:
-            if any(skill.name == name for skill in self._skills):
-                return RequestSkillResult(skill=name, granted=True)
-        return self._apply_skill(name, self._hub.admit_skill(self, name))
+        if ThinkerBase._is_attached(self, name):
+            return RequestSkillResult(skill=name, granted=True)
+        return ThinkerBase._apply_skill(self, name, self._hub.admit_skill(self, name))
 
     async def request_skill_async(self, name: str) -> RequestSkillResult:
         """`request_skill` for the ``request_skill`` meta-tool; as `request_tools_async`."""
-        with self._lock:
-            if any(skill.name == name for skill in self._skills):
-                return RequestSkillResult(skill=name, granted=True)
+        if ThinkerBase._is_attached(self, name):
+            return RequestSkillResult(skill=name, granted=True)
         admission = await decided_off_loop(lambda: self._hub.admit_skill(self, name))
         return ThinkerBase._apply_skill(self, name, admission)
 
@@ -477,19 +494,121 @@ class ThinkerBase:
         if not admission.granted or admission.skill is None:
             return RequestSkillResult(skill=name, granted=False, reason=admission.reason)
         with self._lock:  # checked again: a concurrent request may have attached it meanwhile
-            if not any(skill.name == name for skill in self._skills):
-                self._attach(admission.skill)
+            if not ThinkerBase._is_attached(self, name):
+                ThinkerBase._attach(self, admission.skill)
         return RequestSkillResult(skill=name, granted=True)
 
+    def _is_attached(self, name: str) -> bool:
+        """Whether the conversation (or, between runs, this thinker) holds the skill ``name``."""
+        return any(skill.name == name for skill in ThinkerBase._synced_skills(self))
+
     def _attach(self, skill: Skill) -> None:
+        """Attach ``skill`` to the bound conversation, if any, then apply it here.
+
+        The conversation first: a durable one commits the skill before it applies, so a skill
+        the store refused is neither in the instructions nor in the restrictions.
+        """
         with self._lock:
-            self._skills.append(skill)
-            if skill.allowed_tools is not None:
-                self._registry.restrict(f"skill:{skill.name}", skill.allowed_tools)
-                if self._assembled:  # the narrowed request_tools applies at once
-                    self._offer_catalog()
-                    if self._read_only:
-                        ReadOnlyPalette.sweep(self._registry)
+            context = self._skill_conversation
+            if context is not None and not context.attach_skill(skill):
+                ThinkerBase._synced_skills(self)  # attached there meanwhile: take its record
+                return
+            ThinkerBase._adopt_skills(self, [skill])
+
+    def _adopt_skills(self, skills: Sequence[Skill], *, replace: bool = False) -> None:
+        """Apply ``skills`` here: after those held (or instead of them, with ``replace``).
+
+        Each one's ``allowed-tools`` become its restriction. On ``replace``, the restrictions
+        of the skills no longer held are lifted only once the new ones are in place.
+        """
+        with self._lock:
+            previous = self._skills
+            self._skills = [*skills] if replace else [*previous, *skills]
+            changed = False
+            for skill in skills:
+                if skill.allowed_tools is not None:
+                    self._registry.restrict(f"skill:{skill.name}", skill.allowed_tools)
+                    changed = True
+            if replace:
+                kept = {skill.name for skill in skills if skill.allowed_tools is not None}
+                for skill in previous:
+                    if skill.allowed_tools is not None and skill.name not in kept:
+                        changed |= self._registry.lift_restriction(f"skill:{skill.name}")
+            if changed and self._assembled:  # the narrowed request_tools applies at once
+                self._offer_catalog()
+                if self._read_only:
+                    ReadOnlyPalette.sweep(self._registry)
+
+    def _synced_skills(self) -> tuple[Skill, ...]:
+        """The skills held, brought in line with the bound conversation's first.
+
+        A skill attached to the conversation by other code (`ConversationContext.attach_skill`)
+        is adopted here, restriction included, so what `request_skill` reads as attached is
+        always what the instructions and the surface hold.
+        """
+        with self._lock:
+            context = self._skill_conversation
+            if context is not None:
+                names = context.skills
+                held = tuple(skill.name for skill in self._skills)
+                if names[: len(held)] == held:
+                    added = names[len(held) :]
+                    if added:
+                        resolved = [ThinkerBase._resolved_skill(self, context, n) for n in added]
+                        ThinkerBase._adopt_skills(self, resolved)
+                else:  # not what this thinker built from it: rebuild from the conversation
+                    ThinkerBase._adopt_skills(
+                        self,
+                        [ThinkerBase._resolved_skill(self, context, n) for n in names],
+                        replace=True,
+                    )
+            return tuple(self._skills)
+
+    def _resolved_skill(self, context: ConversationContext, name: str) -> Skill:
+        """The skill ``name`` of ``context``: its record there, else the hub's skill of that name.
+
+        A skill attached by name only that no skill source provides cannot be rebuilt: it is
+        logged, its instructions are left out, and as its ``allowed-tools`` are unknown it is
+        taken to allow no tool (fail closed).
+        """
+        record = context.skill_record(name)
+        if record is not None:
+            return record
+        found = self._hub.skills.get(name)
+        if found is not None:
+            return found
+        logger.warning(
+            "conversation %s has skill %r attached by name only, and no skill source provides "
+            "it: its instructions are left out and, its allowed-tools unknown, it allows no tool",
+            context.id,
+            name,
+        )
+        from nucleo_core.skills.skill import Skill
+
+        return Skill(name=name, description="", instructions="", allowed_tools=())
+
+    def _enter_conversation(self, context: ConversationContext) -> None:
+        """Bind the skills to ``context``, the conversation a run or turn starts on.
+
+        Framework-internal: the thinker families call it as a run or turn starts. The
+        declared default skills are attached to the conversation when it lacks them (a new
+        conversation receives them at its start), then the skills attached while no
+        conversation was bound; this thinker's skills and their restrictions are then rebuilt
+        from the conversation, so nothing of an earlier, unrelated conversation remains.
+        """
+        with self._lock:
+            waiting = [*self._default_skills, *self._skills]
+            self._skill_conversation = context
+            for skill in waiting:
+                context.attach_skill(skill)
+            resolved = [ThinkerBase._resolved_skill(self, context, n) for n in context.skills]
+            ThinkerBase._adopt_skills(self, resolved, replace=True)
+
+    def _leave_conversation(self) -> None:
+        """Unbind the skills as the run or turn ends: back to the declared defaults alone."""
+        with self._lock:
+            self._skill_conversation = None
+            ThinkerBase._adopt_skills(self, self._default_skills, replace=True)
 
     def _request_tools_offer(self) -> RequestToolsProvider | None:
         """``request_tools`` over this turn's catalog, or ``None`` while it is empty.

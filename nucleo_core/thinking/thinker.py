@@ -168,6 +168,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self._usage = Usage()
         self._tool_failures = []
         try:
+            ThinkerBase._enter_conversation(self, context)  # its skills are the run's
             context.append(Message.user(self.render_input(input)))
             return await self.think(context)
         finally:
@@ -175,6 +176,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             self.last_usage = self._usage
             self.last_tool_failures = tuple(self._tool_failures)
             self._context = None
+            ThinkerBase._leave_conversation(self)
             try:
                 self.conversations.close(context)
             finally:  # a run is its conversation: its end is the conversation's
