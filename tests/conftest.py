@@ -5,7 +5,13 @@ builds pydantic models and JSON schemas, which is slow once and fast afterwards;
 (``HYPOTHESIS_PROFILE=thorough``) runs ten times as many examples, for CI or before a release.
 """
 
+import importlib.util
 import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -36,3 +42,23 @@ def _no_plugin_switches_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
     """Unset the plugin selection variables for each test (and the processes it starts)."""
     for variable in PLUGIN_SWITCHES:
         monkeypatch.delenv(variable, raising=False)
+
+
+def _plugin_site_module() -> ModuleType:
+    """``tests/unit/plugins/_plugin_site.py``, the fake site of real distributions, loaded once."""
+    module = sys.modules.get("_plugin_site")
+    if module is None:
+        path = Path(__file__).parent / "unit" / "plugins" / "_plugin_site.py"
+        spec = importlib.util.spec_from_file_location("_plugin_site", path)
+        assert spec is not None
+        assert spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["_plugin_site"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A folder on sys.path holding real distributions; its modules are forgotten afterwards."""
+    yield from _plugin_site_module().fake_site(tmp_path, monkeypatch)

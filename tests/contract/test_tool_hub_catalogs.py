@@ -8,15 +8,12 @@ order, an admitted tool appends, and one hub serves several threads and event lo
 """
 
 import asyncio
-import importlib.util
 import json
 import logging
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from types import ModuleType
 from typing import Any, ClassVar
 
 import pytest
@@ -37,24 +34,10 @@ from nucleo_core import (
 from nucleo_core.hub import REQUEST_SKILL, REQUEST_TOOLS, RequestSkillProvider, RequestToolsProvider
 
 
-def _plugin_site() -> ModuleType:
-    """The plugin tests' fake site of real distributions, shared rather than copied."""
-    module = sys.modules.get("_plugin_site")
-    if module is None:
-        path = Path(__file__).parents[1] / "unit" / "plugins" / "_plugin_site.py"
-        spec = importlib.util.spec_from_file_location("_plugin_site", path)
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["_plugin_site"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """A folder on sys.path holding real distributions; its modules are forgotten afterwards."""
-    yield from _plugin_site().fake_site(tmp_path, monkeypatch)
+def site(plugin_site: Any) -> Any:
+    """A folder on sys.path holding real distributions (the suite's ``plugin_site``)."""
+    return plugin_site
 
 
 @pytest.fixture

@@ -8,11 +8,7 @@ turns as before. Pins leak 7 of the issue "Governance holds on every path".
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -123,38 +119,15 @@ def read_file(path: str) -> str:
 '''
 
 
-def _plugin_site() -> ModuleType:
-    """The plugin tests' fake site of real distributions, shared rather than copied."""
-    module = sys.modules.get("_plugin_site")
-    if module is None:
-        path = Path(__file__).parents[1] / "unit" / "plugins" / "_plugin_site.py"
-        spec = importlib.util.spec_from_file_location("_plugin_site", path)
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["_plugin_site"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-def test_a_server_tool_named_like_a_pack_tool_is_reported_not_taken(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_server_tool_named_like_a_pack_tool_is_reported_not_taken(plugin_site: Any) -> None:
     """The pack keeps read_file; the server's read_file is a collision naming the pack."""
-    site = next(fake := _plugin_site().fake_site(tmp_path, monkeypatch))
-    try:
-        _pack_collision(site, tmp_path)
-    finally:
-        fake.close()  # forgets the site's modules
-
-
-def _pack_collision(site: Any, tmp_path: Path) -> None:
+    site = plugin_site
     site.distribution(
         "acme-files",
         {"nucleo.tools": {"acme-files": "acme_files_tools"}},
         modules={"acme_files_tools": PACK_MODULE},
     )
-    hub = ToolHub(plugins=PluginHost(path=[tmp_path / "site"], environment={}))
+    hub = ToolHub(plugins=PluginHost(path=[site.root], environment={}))
     hub.load_plugins()
     with MCPServers([stdio("odd", "reserved_names.py")]).connect_to_hub(hub) as servers:
         clash = [p for p in servers.problems if p.kind == "collision"]
