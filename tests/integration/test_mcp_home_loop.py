@@ -268,7 +268,8 @@ def _script(tmp_path: Path, body: str) -> Path:
     script.write_text(
         textwrap.dedent(
             f"""
-            import asyncio, sys, time
+            import asyncio, faulthandler, signal, sys, time
+            faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test's hang report
             sys.path.insert(0, {str(HERE)!r})
             from _mcp_harness import stdio
             from nucleo_core.mcp import MCPServers
@@ -312,17 +313,23 @@ def test_ctrl_c_in_the_block_stops_the_servers(tmp_path: Path) -> None:
             print("interrupted", gone(server[0]), flush=True)
         """,
     )
-    program = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    try:
+    with subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as program:
         assert program.stdout is not None
         server = int(program.stdout.readline())
         assert alive(server)
         program.send_signal(signal.SIGINT)
-        out, _ = program.communicate(timeout=30)
-    finally:
-        if program.poll() is None:
-            program.kill()
-            program.wait()
+        try:
+            # A safety net, not a speed claim: the teardown's own waits are bounded (seconds).
+            out, _ = program.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            program.send_signal(signal.SIGUSR1)  # every thread's stack, to stderr
+            try:
+                _, stacks = program.communicate(timeout=10)
+            finally:
+                program.kill()
+            pytest.fail(f"the program did not end after SIGINT; its threads:\n{stacks}")
     assert "interrupted gone" in out
     assert wait_gone(server)
 
