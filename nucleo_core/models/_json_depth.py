@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, final
 
@@ -177,6 +176,8 @@ def loads_cut(text: str, limit: int) -> Any:
     Raises:
         ValueError: The text is not JSON once the too-deep containers are taken out.
     """
+    import secrets  # only for a reply too deep to decode: hashlib and hmac stay out of start-up
+
     token = f"\x00nucleo-too-deep-{secrets.token_hex(8)}"
     pieces: list[str] = []
     depth = 0
