@@ -270,6 +270,9 @@ def _script(tmp_path: Path, body: str) -> Path:
             f"""
             import asyncio, faulthandler, signal, sys, time
             faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test's hang report
+            # Ctrl-C as in a terminal, whatever the runner's shell left: a command started in
+            # the background of a shell without job control inherits SIGINT ignored.
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             sys.path.insert(0, {str(HERE)!r})
             from _mcp_harness import stdio
             from nucleo_core.mcp import MCPServers
@@ -322,7 +325,7 @@ def test_ctrl_c_in_the_block_stops_the_servers(tmp_path: Path) -> None:
         program.send_signal(signal.SIGINT)
         try:
             # A safety net, not a speed claim: the teardown's own waits are bounded (seconds).
-            out, _ = program.communicate(timeout=120)
+            out, err = program.communicate(timeout=120)
         except subprocess.TimeoutExpired:
             program.send_signal(signal.SIGUSR1)  # every thread's stack, to stderr
             try:
@@ -330,7 +333,7 @@ def test_ctrl_c_in_the_block_stops_the_servers(tmp_path: Path) -> None:
             finally:
                 program.kill()
             pytest.fail(f"the program did not end after SIGINT; its threads:\n{stacks}")
-    assert "interrupted gone" in out
+    assert "interrupted gone" in out, f"exit code {program.returncode}; stderr:\n{err}"
     assert wait_gone(server)
 
 
