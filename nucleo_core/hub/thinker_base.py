@@ -342,7 +342,7 @@ class ThinkerBase:
                     hub.note_clash(type(self), provider, mine)
                     continue
                 system_wide.append(provider)
-            contributed = [tool.provider for tool in hub.plugins.palette_tools(self)]
+            contributed = hub.plugins.palette_providers(self)
             wanted: list[ToolProvider] = [
                 *defaults,
                 *system_wide,

@@ -42,6 +42,7 @@ from nucleo_core.plugins.record import PluginRecord
 
 if TYPE_CHECKING:
     from nucleo_core.plugins._entry_points import FoundEntryPoint
+    from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["BUILTIN_PLUGINS", "PluginHost"]
 
@@ -190,6 +191,8 @@ class PluginHost:
         self._loaded: dict[int, tuple[object, str]] = {}
         self._tools: list[PackTool] = []
         self._skill_packages: list[SkillPackage] = []
+        # Each hook's implementations over every plugin, in call order; cleared on registration.
+        self._ordered: dict[str, list[pluggy.HookImpl]] = {}
         # The builtin plugins come first: the first records, the first in every hook's order.
         for name, target in BUILTIN_PLUGINS:
             self._register_builtin(name, target)
@@ -220,6 +223,20 @@ class PluginHost:
     def palette_tools(self, thinker: Any) -> list[ContributedTool]:
         """Every ``nucleo_palette_tools(thinker)`` answer, validated and attributed, in order."""
         return self._tools_of("nucleo_palette_tools", {"thinker": thinker}, None)
+
+    def palette_providers(self, thinker: Any) -> list[ToolProvider]:
+        """The providers of every ``nucleo_palette_tools(thinker)`` answer, in order.
+
+        What `palette_tools` returns without the attribution: asked at every turn of every
+        thinker, so it does no more than call, validate and collect.
+        """
+        arguments = {"thinker": thinker}
+        providers: list[ToolProvider] = []
+        for impl in self._implementations("nucleo_palette_tools", None):
+            answer, _ = self._ask(impl, "nucleo_palette_tools", arguments, _tools_or_none)
+            if answer:
+                providers.extend(answer)
+        return providers
 
     def pack_tools(self, plugins: Collection[str] | None = None) -> list[PackTool]:
         """The tools ``nucleo.tools`` entry points brought, in load order.
@@ -411,6 +428,7 @@ class PluginHost:
             return self._fail(record, str(exc), cause)
         self._loaded[id(subject)] = (subject, record.plugin)
         self._sequence[record.plugin] = len(self._sequence)
+        self._ordered.clear()
         loaded = self._add(dataclasses.replace(record, contributed=contributed))
         self._index[record.plugin] = len(self._records) - 1
         _logger.debug("loaded plugin %s: %s", record.plugin, ", ".join(contributed) or "nothing")
@@ -422,12 +440,14 @@ class PluginHost:
             raise _Failure("; ".join(scan.problems))
         try:
             self._manager.register(plugin, name=name)
+            self._ordered.clear()
         except pluggy.PluginValidationError as exc:
             raise _Failure(f"invalid hook implementation: {_one_line(exc)}") from exc
         try:
             self._manager.check_pending()
         except pluggy.PluginValidationError as exc:  # an unknown hook the scan did not catch
             self._manager.unregister(name=name)
+            self._ordered.clear()
             raise _Failure(f"names a hook that does not exist: {_one_line(exc)}") from exc
         return (f"hooks: {', '.join(scan.hooks)}",) if scan.hooks else ()
 
@@ -446,6 +466,10 @@ class PluginHost:
     # -- calling hooks ---------------------------------------------------------------------
 
     def _implementations(self, hook: str, plugins: Collection[str] | None) -> list[pluggy.HookImpl]:
+        if plugins is None:  # every plugin: kept, in order, until a plugin is registered
+            cached = self._ordered.get(hook)
+            if cached is not None:
+                return cached
         caller: pluggy.HookCaller = getattr(self._manager.hook, hook)
         chosen = [
             impl
@@ -458,7 +482,11 @@ class PluginHost:
             tier = 0 if impl.tryfirst else 2 if impl.trylast else 1
             return (tier, sequence.get(impl.plugin_name, len(sequence)))
 
-        return sorted(chosen, key=order)
+        ordered = sorted(chosen, key=order)
+        if plugins is None:
+            with self._lock:
+                self._ordered[hook] = ordered
+        return ordered
 
     def _distribution_of(self, plugin: str) -> str | None:
         found = self.record(plugin)
@@ -624,3 +652,7 @@ class PluginHost:
                 for source in answer or ()
             )
         return sources
+
+
+def _tools_or_none(result: object) -> list[ToolProvider]:
+    return [] if result is None else tools_from(result, f"{TOOLS_EXPECTED}, or None")
