@@ -47,7 +47,7 @@ def test_a_verdict_whose_granted_is_not_a_bool_cannot_be_made() -> None:
     with pytest.raises(TypeError, match=r"granted must be a bool"):
         Verdict(granted="false")  # type: ignore[arg-type]  # the misuse under test
     with pytest.raises(TypeError, match=r"reason must be a str"):
-        Verdict(granted=False, reason=42)  # type: ignore[arg-type]
+        Verdict(granted=False, reason=42)  # type: ignore[arg-type]  # the misuse under test
 
 
 class _ForgedVerdict:
@@ -278,4 +278,4 @@ def test_the_time_limit_is_validated() -> None:
     """A time limit that is not a positive, finite number is refused with the fix."""
     for bad in (0, -1, float("inf"), float("nan"), True, "5"):
         with pytest.raises(ValueError, match="admission_timeout"):
-            ToolHub(admission_timeout=bad)  # type: ignore[arg-type]
+            ToolHub(admission_timeout=bad)  # type: ignore[arg-type]  # the misuse under test

@@ -29,7 +29,7 @@ from nucleo_core.thinking.chat import ChatThinker
 from nucleo_core.thinking.reactive import ReactiveThinker
 from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 from nucleo_core.thinking.sub_thinker import SUB_THINKER
-from nucleo_core.tools.declaration import ToolDeclaration
+from nucleo_core.tools.decorator import declaration_of
 from nucleo_core.tools.providers import provider_for
 
 #: Every state's notes at the moment it was told its conversation ended, in order.
@@ -79,7 +79,8 @@ class Fragile:
 
 
 def _states(subject: object) -> Any:
-    declaration: ToolDeclaration = subject.__nucleo_tool__  # type: ignore[attr-defined]
+    declaration = declaration_of(subject)
+    assert declaration is not None
     return declaration.states
 
 

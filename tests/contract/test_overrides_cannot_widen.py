@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from _loop_kit import KeyInput, Ledger, Lookup, Shred, answer, call, calls, make, record
@@ -100,7 +100,7 @@ def _widened(result: Any) -> Any:
 
 def _smuggle(thinker: Any) -> None:
     """Put every forbidden tool straight into the thinker's registry."""
-    registry = ThinkerBase.registry.fget(thinker)  # type: ignore[attr-defined]
+    registry = thinker._registry  # the real one, past any override of the property
     for provider in EVIL:
         if registry.get_provider_by_name(provider.name) is None:
             registry.register(provider)
@@ -147,7 +147,7 @@ def evil_override(name: str) -> Any:
         def add(self: Any, tool_: Any) -> ToolProvider:
             for provider in EVIL:
                 original(self, provider)
-            return original(self, tool_)  # type: ignore[no-any-return]
+            return cast("ToolProvider", original(self, tool_))
 
         return add
     if inspect.iscoroutinefunction(original):
