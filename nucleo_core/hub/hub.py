@@ -8,7 +8,7 @@ import importlib
 import logging
 import math
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -497,12 +497,7 @@ class ToolHub:
                 rules = list(self._rules)
 
             def ask_everyone(outcomes: list[GuardrailOutcome]) -> None:
-                for rule in rules:
-                    outcome = _applies(rule, thinker, provider)
-                    if outcome is None:
-                        outcomes.append(_ask(rule.name, rule.factory, thinker, provider))
-                    elif outcome.error is not None:
-                        outcomes.append(outcome)
+                outcomes.extend(_rule_outcomes(rules, thinker, provider))
                 for index, factory in enumerate(provider.admission_guardrails):
                     label = f"{provider.name} declared guardrail {index + 1}"
                     outcomes.append(_ask(label, factory, thinker, provider))
@@ -526,12 +521,7 @@ class ToolHub:
                 rules = list(self._skill_rules)
 
             def ask_everyone(outcomes: list[GuardrailOutcome]) -> None:
-                for rule in rules:
-                    outcome = _applies(rule, thinker, skill)
-                    if outcome is None:
-                        outcomes.append(_ask(rule.name, rule.factory, thinker, skill))
-                    elif outcome.error is not None:
-                        outcomes.append(outcome)
+                outcomes.extend(_rule_outcomes(rules, thinker, skill))
                 outcomes.extend(_hook_outcomes(self.plugins.admit_skill(thinker, skill)))
 
             asked = self._within_time_limit(ask_everyone)
@@ -811,6 +801,18 @@ def _skill_catalog_of(thinker: Any) -> Sequence[Skill]:
     if isinstance(thinker, ThinkerBase):
         return ThinkerBase.skill_catalog(thinker)
     return cast("Sequence[Skill]", thinker.skill_catalog())
+
+
+def _rule_outcomes(
+    rules: Sequence[AdmissionRule] | Sequence[SkillAdmissionRule], thinker: Any, subject: Any
+) -> Iterator[GuardrailOutcome]:
+    """What each applicable rule's guardrail says about ``subject``; a crashed match included."""
+    for rule in rules:
+        outcome = _applies(rule, thinker, subject)
+        if outcome is None:
+            yield _ask(rule.name, rule.factory, thinker, subject)
+        elif outcome.error is not None:
+            yield outcome
 
 
 def _applies(
