@@ -67,8 +67,12 @@ class ServerSession:
         config: MCPServerConfig,
         notify: Callable[[str, Listing], None],
         loop: asyncio.AbstractEventLoop,
+        conversation: str | None = None,
     ) -> None:
         self.config = config
+        #: The conversation the session is kept for (``sessions = "conversation"``), or
+        #: ``None`` for the server's shared session.
+        self.conversation = conversation
         #: The event loop the session lives on: every coroutine of it runs there.
         self.loop = loop
         self.state: SessionState = "idle"
@@ -100,9 +104,10 @@ class ServerSession:
             return self._client
         if self.state == "idle":
             self.state = "starting"  # no await before the task exists: one start per session
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name=f"nucleo-mcp:{self.config.name}"
-            )
+            name = f"nucleo-mcp:{self.config.name}"
+            if self.conversation is not None:
+                name += f"@{self.conversation}"
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=name)
         async with self._changed:
             # A session that just broke is still "ready" without a client until its task
             # moves it on: wait for a client, or for the session to end.

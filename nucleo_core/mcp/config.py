@@ -23,15 +23,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from nucleo_core.mcp.errors import MCPConfigError
 from nucleo_core.tools.risk import Risk
 
 __all__ = [
+    "RISK_DECISIONS",
+    "RISK_LEVELS",
+    "SESSION_MODES",
     "Exposure",
     "MCPServerConfig",
     "MCPToolSettings",
+    "SessionMode",
     "discover_servers",
     "servers_from_file",
     "servers_from_mapping",
@@ -44,6 +49,17 @@ logger = logging.getLogger("nucleo.mcp")
 #: thinkers whose selector names the server (``"selector"``), or the listed thinker classes
 #: (``"package.module:ClassName"`` strings, or the classes themselves), whose catalogs hold them.
 Exposure: TypeAlias = 'Literal["all", "selector"] | tuple[str | type[Any], ...]'
+
+#: How a server's sessions are shared: one session for every conversation (``"shared"``), or a
+#: session of its own for each conversation, closed when the conversation ends
+#: (``"conversation"``: a process of its own for a stdio server, an MCP session of its own over
+#: HTTP).
+SessionMode: TypeAlias = Literal["shared", "conversation"]
+SESSION_MODES: tuple[SessionMode, ...] = ("shared", "conversation")
+#: The declared risk levels a ``risk_policy`` maps (`Risk`'s values, spelled out here).
+RISK_LEVELS = ("low", "medium", "high")
+#: The permission decisions a ``risk_policy`` maps a level to, as the permission guard reads them.
+RISK_DECISIONS = ("auto", "notify", "confirm", "deny")
 
 _SERVER_KEYS = (
     "command",
@@ -64,6 +80,8 @@ _SERVER_KEYS = (
     "shadow",
     "max_restarts",
     "protocol",
+    "sessions",
+    "risk_policy",
 )
 _TABLE_KEYS = ("servers", "pass_env", "mcp_json")
 _TOOL_KEYS = ("risk", "read_only")
@@ -125,6 +143,16 @@ class MCPServerConfig:
             handshake for servers that predate it), ``"legacy"`` (the ``initialize``
             handshake, protocol 2025-11-25 and earlier), or a protocol version such as
             ``"2026-07-28"``, adopted without a probe.
+        sessions: ``"shared"`` (one session serves every conversation) or ``"conversation"``
+            (see `SessionMode`): each conversation gets a session of its own, opened at its
+            first call of one of the server's tools and closed when it ends, so a server that
+            keeps state (a browser, a scratch database) keeps it for one conversation only.
+            The shared session still lists the tools, and serves calls made outside any
+            conversation.
+        risk_policy: What the permission guard decides for the server's tools, by declared
+            risk level (``low``, ``medium``, ``high``): ``auto``, ``notify``, ``confirm`` or
+            ``deny``; a read-only mapping, or ``None`` when not configured. The MCP layer only
+            carries it (`MCPToolProvider.risk_policy`); the guard reads it.
         origin: Where the configuration came from, for messages.
     """
 
@@ -147,6 +175,8 @@ class MCPServerConfig:
     shadow: bool = False
     max_restarts: int = 3
     protocol: str = "auto"
+    sessions: SessionMode = "shared"
+    risk_policy: Mapping[str, str] | None = None
     origin: str = "code"
 
     def __post_init__(self) -> None:
@@ -194,6 +224,10 @@ class MCPServerConfig:
                 f'{where}: protocol must be "auto", "legacy", or a protocol version such as '
                 '"2026-07-28"'
             )
+        if not isinstance(self.sessions, str) or self.sessions not in SESSION_MODES:
+            raise MCPConfigError(f'{where}: sessions must be "shared" or "conversation"')
+        if self.risk_policy is not None:
+            object.__setattr__(self, "risk_policy", _risk_policy(self.risk_policy, where))
         object.__setattr__(self, "thinkers", _exposure(self.thinkers, where))
         object.__setattr__(self, "tools", _tool_settings(self.tools, where))
 
@@ -464,6 +498,33 @@ def _risk(value: object, where: str) -> Risk:
     except ValueError:
         pass
     raise MCPConfigError(f"{where} must be one of low, medium, high")
+
+
+def _risk_policy(value: object, where: str) -> Mapping[str, str]:
+    """A ``risk_policy`` table checked as literal strings, as a read-only mapping.
+
+    Checked here, not by the permission guard, so that a typo fails when the configuration is
+    read; the decisions stay strings, the MCP layer never imports the guard.
+    """
+    allowed = (
+        f"risk_policy must be a table mapping risk levels ({', '.join(RISK_LEVELS)}) to "
+        f"decisions ({', '.join(RISK_DECISIONS)})"
+    )
+    if not isinstance(value, Mapping):
+        raise MCPConfigError(f"{where}: {allowed}")
+    policy: dict[str, str] = {}
+    for level, decision in value.items():
+        # A Risk is a str enum: its value is the level's spelling.
+        key = level.value if isinstance(level, Risk) else level
+        if not isinstance(key, str) or key not in RISK_LEVELS:
+            named = f"risk_policy.{key}" if isinstance(key, str) else "a risk_policy key"
+            raise MCPConfigError(f"{where}: {named} is not a risk level; {allowed}")
+        if not isinstance(decision, str) or decision not in RISK_DECISIONS:
+            raise MCPConfigError(
+                f"{where}: risk_policy.{key} must be one of {', '.join(RISK_DECISIONS)}"
+            )
+        policy[key] = decision
+    return MappingProxyType(policy)
 
 
 def _exposure(value: object, where: str) -> Exposure:

@@ -1,5 +1,10 @@
 """`MCPClientPool`: one session per MCP server, shared by every thinker and every call.
 
+A server configured ``sessions = "conversation"`` also gets one session per conversation,
+opened at the conversation's first call of one of its tools and closed when it ends
+(`MCPClientPool.end_conversation`); its shared session still lists the tools and serves the
+calls made outside any conversation.
+
 Each server's session lives inside the SDK's context managers, in one task on one event loop,
 its *host*:
 
@@ -117,10 +122,22 @@ class MCPClientPool:
         except KeyError:
             raise KeyError(f"no MCP server is configured with the id {server!r}") from None
 
-    def status(self, server: str) -> MCPServerStatus:
-        """The session state of ``server`` now."""
+    def status(self, server: str, conversation: str | None = None) -> MCPServerStatus:
+        """The session state of ``server`` now.
+
+        Args:
+            server: The server's id.
+            conversation: The conversation whose own session to describe (a server configured
+                ``sessions = "conversation"``); its shared session by default.
+        """
         self.config(server)
-        session = self._runtime.sessions.get(server)
+        runtime = self._runtime
+        with runtime.lock:
+            if conversation is None:
+                session = runtime.sessions.get(server)
+            else:
+                session = runtime.conversation_sessions.get((server, conversation))
+            conversations = sum(1 for name, _ in runtime.conversation_sessions if name == server)
         if session is None:
             return MCPServerStatus(
                 name=server,
@@ -130,6 +147,7 @@ class MCPClientPool:
                 error=None,
                 stderr_tail="",
                 protocol_version=None,
+                conversations=conversations,
             )
         return MCPServerStatus(
             name=server,
@@ -140,7 +158,24 @@ class MCPClientPool:
             stderr_tail=session.stderr_tail,
             protocol_version=session.protocol_version,
             host="home loop" if session.loop is self._runtime.home else "pool thread",
+            conversations=conversations,
         )
+
+    def conversations(self, server: str | None = None) -> tuple[str, ...]:
+        """The conversations that have a session of their own now (of ``server``, or any).
+
+        Only servers configured ``sessions = "conversation"`` have such sessions; each is
+        closed when its conversation ends (`end_conversation`).
+        """
+        if server is not None:
+            self.config(server)
+        with self._runtime.lock:
+            found = [
+                conversation
+                for name, conversation in self._runtime.conversation_sessions
+                if server is None or name == server
+            ]
+        return tuple(dict.fromkeys(found))
 
     def tools(self, server: str) -> tuple[Mapping[str, Any], ...] | None:
         """The tools ``server`` last listed (wire form), or ``None`` if it never listed."""
@@ -249,6 +284,7 @@ class MCPClientPool:
         *,
         timeout: float | None = None,
         structured: bool = False,
+        conversation: str | None = None,
     ) -> MCPToolResult:
         """Call ``tool`` on ``server`` (starting it if needed); awaitable from any event loop.
 
@@ -261,10 +297,14 @@ class MCPClientPool:
             arguments: The validated arguments.
             timeout: Seconds the call may take; the server's configured timeout by default.
             structured: Keep the ``structuredContent`` (the tool declares an output schema).
+            conversation: The conversation the call belongs to. For a server configured
+                ``sessions = "conversation"`` the call goes to that conversation's own session
+                (opened now if it has none, a fresh one after `end_conversation`); ``None``,
+                and any call to a shared server, goes to the shared session.
         """
         limit, bound = self._limits(server, timeout)
         try:
-            session = self._runtime.session_for(server, blocking=False)
+            session = self._runtime.session_for(server, blocking=False, conversation=conversation)
             calling = session.call(tool, dict(arguments), timeout=limit, structured=structured)
             if session.loop is asyncio.get_running_loop():
                 # On the session's own loop (its home loop): nothing in between. The session
@@ -288,6 +328,7 @@ class MCPClientPool:
         *,
         timeout: float | None = None,
         structured: bool = False,
+        conversation: str | None = None,
     ) -> MCPToolResult:
         """`call` from synchronous code (not from the pool's threads, nor the home loop's).
 
@@ -297,7 +338,7 @@ class MCPClientPool:
         """
         limit, bound = self._limits(server, timeout)
         try:
-            session = self._runtime.session_for(server, blocking=True)
+            session = self._runtime.session_for(server, blocking=True, conversation=conversation)
         except MCPServerUnavailable as exc:
             return _unavailable(exc)
         except RuntimeError:
@@ -318,6 +359,24 @@ class MCPClientPool:
         config = self.config(server)
         limit = timeout if timeout is not None else config.timeout
         return limit, limit + config.startup_timeout + _BACKOFF_CAP + _GRACE
+
+    # -- conversations ------------------------------------------------------------------------
+
+    def end_conversation(
+        self, conversation_id: str | None = None, *, server: str | None = None
+    ) -> None:
+        """Close the sessions kept for ``conversation_id`` (``None``: for every conversation).
+
+        Only servers configured ``sessions = "conversation"`` keep such sessions; ``server``
+        limits the closing to one of them. It never blocks, and may be called from any thread,
+        the home loop's own included: each session is closed on its loop, its stdio server
+        stopped (its whole process group) and reaped there; `aclose` and `close` still wait
+        for a closing that is under way. A call made for the conversation afterwards opens a
+        fresh session; a call still running on a closed session ends in an error result.
+        """
+        if server is not None:
+            self.config(server)
+        self._runtime.end_conversation(conversation_id, server)
 
     # -- entering and closing -----------------------------------------------------------------
 
@@ -381,6 +440,13 @@ class _Runtime:
     def __init__(self, configs: Mapping[str, MCPServerConfig]) -> None:
         self.configs = dict(configs)
         self.sessions: dict[str, ServerSession] = {}
+        #: The sessions of servers configured ``sessions = "conversation"``, by (server,
+        #: conversation id).
+        self.conversation_sessions: dict[tuple[str, str], ServerSession] = {}
+        #: Conversation sessions whose closing was scheduled and has not finished, and the
+        #: tasks closing them (held here: a loop keeps only weak references to its tasks).
+        self._ending: set[ServerSession] = set()
+        self._ending_tasks: set[asyncio.Task[None]] = set()
         self.listeners: list[Callable[[], ListingListener | None]] = []
         self.lock = threading.Lock()
         self.closed = False
@@ -406,17 +472,30 @@ class _Runtime:
                 )
             self.home, self._home_thread = loop, threading.get_ident()
 
-    def session_for(self, server: str, *, blocking: bool) -> ServerSession:
+    def session_for(
+        self, server: str, *, blocking: bool, conversation: str | None = None
+    ) -> ServerSession:
         """The session of ``server``; a new one is placed on its host loop (see the module).
+
+        A server configured ``sessions = "conversation"`` gives a call for ``conversation``
+        that conversation's own session; every other call gets the shared one.
 
         Raises:
             RuntimeError: The pool is closed.
             MCPServerUnavailable: The MCP SDK is not installed.
         """
+        config = self.configs[server]
+        key = (
+            (server, conversation)
+            if conversation is not None and config.sessions == "conversation"
+            else None
+        )
         with self.lock:
             if self.closed:
                 raise RuntimeError("the MCP client pool is closed")
-            found = self.sessions.get(server)
+            found = (
+                self.sessions.get(server) if key is None else self.conversation_sessions.get(key)
+            )
             if found is not None:
                 return found
             home = self.home
@@ -436,8 +515,70 @@ class _Runtime:
                     server, MISSING_SDK, command=self.configs[server].describe()
                 ) from exc
 
-            found = self.sessions[server] = ServerSession(self.configs[server], self.notify, loop)
+            if key is None:
+                found = self.sessions[server] = ServerSession(config, self.notify, loop)
+            else:
+                # Its listings are not the catalog's: the shared session's are (a tool one
+                # conversation's server adds is not offered to every other conversation).
+                found = self.conversation_sessions[key] = ServerSession(
+                    config, _unlisted, loop, conversation=conversation
+                )
             return found
+
+    def end_conversation(self, conversation: str | None, server: str | None) -> None:
+        """Schedule the closing of the conversation sessions named; never blocks."""
+        with self.lock:
+            if self.closed:  # closing the pool closes them (and waits for them)
+                return
+            keys = [
+                key
+                for key in self.conversation_sessions
+                if (server is None or key[0] == server)
+                and (conversation is None or key[1] == conversation)
+            ]
+            ending = [self.conversation_sessions.pop(key) for key in keys]
+            self._ending.update(ending)
+        for session in ending:
+            self._schedule_close(session)
+
+    def _schedule_close(self, session: ServerSession) -> None:
+        """Close ``session`` on its loop, in a task of its own: started here, never awaited here.
+
+        The caller may be on that loop's own thread (a thinker's run ending on the home
+        loop), which must not wait for it. Until the task ends the session stays in
+        ``_ending``, so that closing the pool closes it too and waits for it.
+        """
+        loop = session.loop
+
+        def begin() -> None:  # on the session's loop
+            task = loop.create_task(session.close(), name=f"nucleo-mcp-end:{session.config.name}")
+            with self.lock:
+                self._ending_tasks.add(task)
+            task.add_done_callback(lambda done: self._ended(session, done))
+
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            begin()
+            return
+        try:
+            loop.call_soon_threadsafe(begin)
+        except RuntimeError:  # its loop is closed: its tasks, and its server, ended with it
+            with self.lock:
+                self._ending.discard(session)
+
+    def _ended(self, session: ServerSession, task: asyncio.Task[None]) -> None:
+        with self.lock:
+            self._ending.discard(session)
+            self._ending_tasks.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            logger.warning(
+                "closing a conversation session of MCP server '%s' failed",
+                session.config.name,
+                exc_info=error,
+            )
 
     def _own_loop(self) -> asyncio.AbstractEventLoop:
         """The pool's own loop, started on first need (the lock is held)."""
@@ -650,7 +791,10 @@ class _Runtime:
                 return None
             self.closed = True
             hosts: dict[asyncio.AbstractEventLoop, list[ServerSession]] = {}
-            for session in self.sessions.values():
+            # The sessions still closing too: closing one again waits for the same end.
+            every = [*self.sessions.values(), *self.conversation_sessions.values(), *self._ending]
+            self.conversation_sessions.clear()
+            for session in every:
                 hosts.setdefault(session.loop, []).append(session)
             return hosts
 
@@ -707,6 +851,11 @@ class _Runtime:
         self._notices.put(None)
         if self._notifier is not None and current is not self._notifier:
             self._notifier.join(_CLOSE_TIMEOUT)
+
+
+def _unlisted(server: str, tools: Listing) -> None:
+    """The listener of a conversation session's listings: none."""
+    del server, tools
 
 
 def _unavailable(exc: MCPServerUnavailable) -> MCPToolResult:

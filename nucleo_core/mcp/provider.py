@@ -12,12 +12,13 @@ from nucleo_core.mcp._input_check import Check, quick_check
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.state import state_conversation_id
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-    from nucleo_core.mcp.config import MCPServerConfig
+    from nucleo_core.mcp.config import MCPServerConfig, SessionMode
     from nucleo_core.mcp.result import MCPToolResult
 
 __all__ = ["MCP_PREFIX", "MCPTool", "MCPToolCaller", "MCPToolProvider"]
@@ -39,8 +40,15 @@ class MCPToolCaller(Protocol):
         *,
         timeout: float | None = None,
         structured: bool = False,
+        conversation: str | None = None,
     ) -> MCPToolResult:
         """Call ``tool`` on ``server``; every failure is an error result, never an exception."""
+        ...
+
+    def end_conversation(
+        self, conversation_id: str | None = None, *, server: str | None = None
+    ) -> None:
+        """Close the sessions kept for ``conversation_id`` (``None``: every conversation's)."""
         ...
 
 
@@ -56,6 +64,11 @@ class MCPToolProvider(ToolProvider):
     - **source**: ``mcp:<server>:<tool>``.
     - **parse_input** validates against the published schema; a refusal names field paths and
       declared types, never the value sent.
+    - **sessions**: for a server configured ``sessions = "conversation"``, a call goes to the
+      session of the conversation it belongs to (`state_conversation_id`: a sub-thinker's call
+      of an inherited tool, its parent's), and `forget_conversation_state` closes it.
+    - **risk_policy**: the server's configured decisions per risk level, for the permission
+      guard to read.
 
     Build one with `from_descriptor`, which checks the published schemas.
     """
@@ -74,7 +87,9 @@ class MCPToolProvider(ToolProvider):
         "_read_only",
         "_risk",
         "_risk_declared",
+        "_risk_policy",
         "_server",
+        "_sessions",
         "_shadows",
         "_timeout",
         "_tool",
@@ -98,6 +113,8 @@ class MCPToolProvider(ToolProvider):
         timeout: float | None = None,
         shadows: bool = False,
         descriptor: Mapping[str, Any] | None = None,
+        sessions: SessionMode = "shared",
+        risk_policy: Mapping[str, str] | None = None,
     ) -> None:
         self._server = server
         self._tool = tool
@@ -114,6 +131,8 @@ class MCPToolProvider(ToolProvider):
         self._timeout = timeout
         self._shadows = shadows
         self._descriptor = descriptor
+        self._sessions: SessionMode = sessions
+        self._risk_policy = None if risk_policy is None else MappingProxyType(dict(risk_policy))
         self._metadata = MappingProxyType(
             {"mcp_server": server, "mcp_tool": tool, "annotations": self._annotations}
         )
@@ -186,6 +205,8 @@ class MCPToolProvider(ToolProvider):
             timeout=config.timeout,
             shadows=config.shadow,
             descriptor=descriptor,
+            sessions=config.sessions,
+            risk_policy=config.risk_policy,
         )
 
     # -- the provider surface -----------------------------------------------------------------
@@ -266,6 +287,21 @@ class MCPToolProvider(ToolProvider):
         return self._descriptor
 
     @property
+    def sessions(self) -> SessionMode:
+        """``"conversation"`` when each conversation calls the server in a session of its own."""
+        return self._sessions
+
+    @property
+    def risk_policy(self) -> Mapping[str, str] | None:
+        """The server's configured decision per risk level (read-only), or ``None`` if none.
+
+        The keys are risk levels (``low``, ``medium``, ``high``), the values ``auto``,
+        ``notify``, ``confirm`` or ``deny``. Read by the permission guard; the MCP layer only
+        carries it.
+        """
+        return self._risk_policy
+
+    @property
     def timeout(self) -> float | None:
         """Seconds a call may take (the server's configured timeout)."""
         return self._timeout
@@ -306,16 +342,38 @@ class MCPToolProvider(ToolProvider):
         return MCPTool(self, parent)
 
     async def call(
-        self, arguments: Mapping[str, Any], *, timeout: float | None = None
+        self,
+        arguments: Mapping[str, Any],
+        *,
+        timeout: float | None = None,
+        conversation: str | None = None,
     ) -> MCPToolResult:
-        """Call the tool with validated arguments; a failure is an error result."""
+        """Call the tool with validated arguments; a failure is an error result.
+
+        Args:
+            arguments: What `parse_input` returned.
+            timeout: Seconds the call may take; the server's configured timeout by default.
+            conversation: The conversation the call belongs to: its own session, for a server
+                configured ``sessions = "conversation"``; ``None``, the shared session.
+        """
         return await self._caller.call(
             self._server,
             self._tool,
             arguments,
             timeout=timeout if timeout is not None else self._timeout,
             structured=self._output_schema is not None,
+            conversation=conversation if self._sessions == "conversation" else None,
         )
+
+    def forget_conversation_state(self, conversation_id: str | None = None) -> None:
+        """Close the server's session for ``conversation_id`` (``None``: every conversation's).
+
+        Only a server configured ``sessions = "conversation"`` keeps one; for a shared server
+        it does nothing. It never blocks: the session closes on its own event loop. Every tool
+        of the server is told, and the first one told closes the session.
+        """
+        if self._sessions == "conversation":
+            self._caller.end_conversation(conversation_id, server=self._server)
 
     def same_as(self, other: MCPToolProvider) -> bool:
         """Whether ``other`` publishes exactly this tool (same server, descriptor and settings)."""
@@ -328,6 +386,8 @@ class MCPToolProvider(ToolProvider):
             and self._risk_declared == other._risk_declared
             and self._shadows == other._shadows
             and self._timeout == other._timeout
+            and self._sessions == other._sessions
+            and self._risk_policy == other._risk_policy
         )
 
 
@@ -335,7 +395,9 @@ class MCPTool(Tool[Any, "MCPToolResult"]):
     """One call of an MCP tool: ``run`` sends the validated arguments to the server.
 
     ``run`` returns the `MCPToolResult`, an error result included (a timeout, a server that
-    died, the server's own ``isError``): the model reads it and can correct.
+    died, the server's own ``isError``): the model reads it and can correct. For a server
+    configured ``sessions = "conversation"``, the call goes to the session of the conversation
+    its thinker (``parent``) says it belongs to; outside any conversation, the shared one.
     """
 
     def __init__(self, provider: MCPToolProvider, parent: object | None = None) -> None:
@@ -344,7 +406,13 @@ class MCPTool(Tool[Any, "MCPToolResult"]):
 
     async def run(self, input: Mapping[str, Any]) -> MCPToolResult:
         """Call the tool on its server with ``input`` (what `parse_input` returned)."""
-        return await self.provider.call(input)
+        provider = self.provider
+        conversation = None
+        if provider.sessions == "conversation":
+            # The thinker's open conversation; for a tool a sub-thinker inherited, its
+            # parent's (`Thinker.state_owner`), so a delegate works in the same session.
+            conversation = state_conversation_id(self.parent, provider)
+        return await provider.call(input, conversation=conversation)
 
 
 def _schema_problems(label: str, schema: Mapping[str, Any]) -> list[str]:

@@ -52,6 +52,8 @@ class MCPServerStatus:
         host: Where its session lives once made: ``"home loop"`` (the event loop the pool
             was entered on with ``async with``; calls made there reach it directly) or
             ``"pool thread"`` (the pool's own event loop thread).
+        conversations: How many conversations have a session of their own now (a server
+            configured ``sessions = "conversation"``; see `MCPClientPool.conversations`).
     """
 
     name: str
@@ -62,3 +64,4 @@ class MCPServerStatus:
     stderr_tail: str
     protocol_version: str | None
     host: Literal["home loop", "pool thread"] | None = None
+    conversations: int = 0
