@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Final, NamedTuple, cast, final
 
 from nucleo_core._extras import missing_sdk
@@ -37,6 +38,7 @@ from nucleo_core.errors import (
     ModelServerError,
 )
 from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, loads, loads_cut, tool_input
+from nucleo_core.models._retry import logger_for, retried, retried_stream
 from nucleo_core.models._retry_after import retry_after as read_retry_after
 from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
@@ -70,6 +72,7 @@ __all__ = ["API_KEY_ENV", "AnthropicClient"]
 API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
 
 _PROVIDER: Final = "anthropic"
+_LOGGER = logger_for(_PROVIDER)
 
 _STOP_REASONS: Final[Mapping[str, StopReason]] = {
     "end_turn": StopReason.END_TURN,
@@ -132,7 +135,7 @@ class AnthropicClient:
         api_key: str | None = None,
         base_url: str | None = None,
         max_retries: int = 2,
-        timeout: float = 600.0,
+        timeout: float | None = 600.0,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
         """Build the client.
@@ -142,9 +145,11 @@ class AnthropicClient:
                 variable.
             base_url: The API's base URL; defaults to the SDK's (``ANTHROPIC_BASE_URL``, else
                 Anthropic's public endpoint).
-            max_retries: How many times the SDK retries a request that failed in a retryable
-                way (connection errors, 408, 409, 429, 5xx) before the error is raised.
-            timeout: Seconds to wait for a reply.
+            max_retries: How many times a request that failed in a retryable way (connection
+                errors, timeouts, 408, 409, 429, 5xx) is sent again before the error is
+                raised; nucleo retries, not the SDK, and logs each retry on
+                ``nucleo.models.anthropic``.
+            timeout: Seconds one attempt may take (``None``: the SDK's default, 600 s).
             default_headers: Extra headers sent with every request.
 
         Raises:
@@ -164,10 +169,11 @@ class AnthropicClient:
         self._client: AsyncAnthropic = anthropic.AsyncAnthropic(
             api_key=key,
             base_url=base_url,
-            max_retries=max_retries,
-            timeout=timeout,
+            max_retries=0,  # retried here, each retry logged (`_retry`)
+            timeout=600.0 if timeout is None else timeout,
             default_headers=default_headers,
         )
+        self._retries = max_retries
 
     def __repr__(self) -> str:
         # Never the key: only where the client points.
@@ -197,6 +203,11 @@ class AnthropicClient:
             ModelRequestRejected: Another 4xx: a bad key, a bad request, an unknown model.
             ModelResponseMalformed: The reply could not be read as a Messages API answer.
         """
+        return await retried(
+            lambda: self._complete_once(request), retries=self._retries, logger=_LOGGER
+        )
+
+    async def _complete_once(self, request: ModelRequest) -> ModelResponse:
         wire = _to_wire(request)
         try:
             # The raw response, so that a body nesting too deep for the SDK's JSON decoding can
@@ -237,6 +248,15 @@ class AnthropicClient:
             ModelResponseMalformed: The stream was not the Messages API's event stream, or
                 ended before ``message_stop``.
         """
+        async with aclosing(
+            retried_stream(
+                lambda: self._stream_once(request), retries=self._retries, logger=_LOGGER
+            )
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def _stream_once(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
         wire = _to_wire(request)
         manager = self._client.messages.stream(
             model=wire.model,

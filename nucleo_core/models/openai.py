@@ -11,6 +11,8 @@ How the neutral conversation is sent, and where chat completions cannot carry it
 - A user turn's text blocks become one user message, joined by a blank line.
 - An assistant turn's text and tool uses become one assistant message with ``tool_calls``; the
   arguments are the JSON of the input, or the model's own raw text when it was not an object.
+  A turn of tool calls alone carries ``"content": ""``, never ``null``: the specification
+  allows both, and some servers (llama-cpp-python's) refuse ``null`` with a 500.
 - Each tool result becomes one ``{"role": "tool"}`` message, placed before the text of its turn
   (chat completions wants the results right after the calls). Chat completions has no error
   flag, so a failed call's content is sent prefixed with ``"Error: "``.
@@ -33,6 +35,17 @@ How answers are read:
   ``content_filter`` → ``REFUSAL``, anything else → ``OTHER``. A ``stop`` that carries tool calls
   (as older Ollama releases send) is ``TOOL_USE``.
 
+How failures are told and retried:
+
+- The SDK is built with ``max_retries=0``; nucleo retries itself (`nucleo_core.models._retry`),
+  logging each retry on ``nucleo.models.<provider>``. A 5xx whose body is a validation report
+  (pydantic's, FastAPI's ``detail`` list) is deterministic and raised at once.
+- An error's message is the server's own, shortened; a validation report is summarized as the
+  fields it names and what was wrong with each (``messages.2.content: Input should be a valid
+  string``), never the values sent.
+- Token usage is asked for in every stream (``stream_options.include_usage``); a server that
+  refuses the option (a 4xx naming it) is asked again without it, and not asked again.
+
 The SDK builds its response objects without validating them, so that a server's additions
 survive; every field is therefore checked as it is read, and a reply that lacks what an answer
 needs raises `ModelResponseMalformed` rather than an ``AttributeError``.
@@ -44,8 +57,8 @@ import json
 import os
 import re
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
@@ -69,6 +82,7 @@ from nucleo_core.models._json_depth import (
     render,
     tool_input,
 )
+from nucleo_core.models._retry import is_transient, logger_for, retried, retried_stream
 from nucleo_core.models._retry_after import retry_after as read_retry_after
 from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
@@ -149,7 +163,7 @@ class OpenAIChatClient:
         api_key: str | None = None,
         base_url: str | None = None,
         max_retries: int = 2,
-        timeout: float = 600.0,
+        timeout: float | None = 600.0,
         default_headers: Mapping[str, str] | None = None,
         provider: str = "openai",
         stream_usage: bool | None = None,
@@ -164,14 +178,17 @@ class OpenAIChatClient:
                 `KEYLESS_PLACEHOLDER` is sent instead.
             base_url: The server's OpenAI-compatible root, e.g. ``http://127.0.0.1:11434/v1``
                 for Ollama or ``http://127.0.0.1:8000/v1`` for vLLM; ``None`` for OpenAI.
-            max_retries: How often the SDK retries a 429, 5xx or connection failure itself
-                before the typed error is raised.
-            timeout: Seconds before a request counts as timed out.
+            max_retries: How often a request that failed transiently (a connection failure, a
+                timeout, 408, 409, 429, a 5xx that names no cause) is sent again before the
+                typed error is raised; each retry is logged on ``nucleo.models.<provider>``.
+            timeout: Seconds one attempt may take before it counts as timed out (``None``:
+                the SDK's default, 600 s).
             default_headers: Headers sent with every request.
             provider: The name errors carry (``ModelError.provider``), e.g. ``"openai"`` or
                 ``"openai-compatible"``.
-            stream_usage: Whether a stream asks for token usage (``stream_options``); by default
-                only OpenAI itself is asked, since not every local server accepts the option.
+            stream_usage: Whether a stream asks for token usage (``stream_options``). By
+                default every server is asked, and one that refuses the option is asked again
+                without it; ``False`` never asks.
             max_tokens_parameter: The field that carries the answer budget; by default
                 ``max_completion_tokens`` for OpenAI itself and ``max_tokens`` elsewhere.
 
@@ -197,7 +214,10 @@ class OpenAIChatClient:
         self._provider = provider
         self._secret = key if key != KEYLESS_PLACEHOLDER else None
         self._endpoint = _printable_url(base_url or _OPENAI_BASE_URL)
-        self._stream_usage = official if stream_usage is None else stream_usage
+        # None: ask, and stop asking once the server refused the option.
+        self._stream_usage: bool | None = stream_usage
+        self._retries = max_retries
+        self._logger = logger_for(provider)
         self._max_tokens_parameter: MaxTokensParameter = max_tokens_parameter or (
             "max_completion_tokens" if official else "max_tokens"
         )
@@ -207,8 +227,8 @@ class OpenAIChatClient:
                 # Explicit, so that an OPENAI_BASE_URL in the environment cannot reroute a
                 # client configured for OpenAI itself.
                 base_url=base_url or _OPENAI_BASE_URL,
-                max_retries=max_retries,
-                timeout=timeout,
+                max_retries=0,  # retried here, each retry logged (`_retry`)
+                timeout=600.0 if timeout is None else timeout,
                 default_headers=default_headers,
             )
         except openai.OpenAIError as exc:
@@ -235,6 +255,14 @@ class OpenAIChatClient:
             ModelRequestRejected: The server refused the request (any other 4xx).
             ModelResponseMalformed: The reply could not be read as a chat completion.
         """
+        return await retried(
+            lambda: self._complete_once(request),
+            retries=self._retries,
+            logger=self._logger,
+            retryable=_retryable,
+        )
+
+    async def _complete_once(self, request: ModelRequest) -> ModelResponse:
         body = self._body(request)
         with self._translated_errors():
             # The raw response, so that a body nesting too deep for the SDK's JSON decoding
@@ -247,13 +275,37 @@ class OpenAIChatClient:
         """Send one request; yield text deltas as they arrive, then one `ResponseComplete`.
 
         Tool call fragments are gathered by their index and arrive whole in the final
-        response. Raises the same errors as `complete`, at the start or midway.
+        response. Raises the same errors as `complete`, at the start or midway; a failure
+        before the first event is retried as `complete`'s are.
         """
+        async with aclosing(
+            retried_stream(
+                lambda: self._stream_once(request),
+                retries=self._retries,
+                logger=self._logger,
+                retryable=_retryable,
+            )
+        ) as events:
+            async for event in events:
+                yield event
+
+    async def _stream_once(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
         body = self._body(request)
-        if self._stream_usage:
+        asked_usage = self._stream_usage is not False
+        if asked_usage:
             body["stream_options"] = {"include_usage": True}
-        with self._translated_errors():
-            chunks = await self._client.chat.completions.create(**body, stream=True)
+        try:
+            with self._translated_errors():
+                chunks = await self._client.chat.completions.create(**body, stream=True)
+        except ModelRequestRejected as refused:
+            if not asked_usage or self._stream_usage or "stream_options" not in str(refused):
+                raise
+            # A server that does not know the option: asked again without it, and from now on.
+            self._logger.info("%s refused stream_options; streams go on without it", self._provider)
+            self._stream_usage = False
+            body.pop("stream_options", None)
+            with self._translated_errors():
+                chunks = await self._client.chat.completions.create(**body, stream=True)
         draft = _StreamDraft()
         async with chunks:
             while True:
@@ -418,8 +470,9 @@ class OpenAIChatClient:
                 retry_after=retry_after,
             )
         if status >= 500:
+            failed = "refused the request" if _validation_issues(exc.body) else "failed"
             return ModelServerError(
-                f"{self._provider} failed (HTTP {status}): {said}",
+                f"{self._provider} {failed} (HTTP {status}): {said}",
                 provider=self._provider,
                 status=status,
             )
@@ -479,11 +532,11 @@ def _turn(message: Message) -> list[dict[str, Any]]:
         for block in message.content
         if isinstance(block, ToolUseBlock)
     ]
+    # "" even for a turn of tool calls alone: the specification allows null there, but some
+    # servers (llama-cpp-python's) answer it with a 500, and every server takes "".
     assistant: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
     if calls:
         assistant["tool_calls"] = calls
-        if not texts:
-            assistant["content"] = None
     sent.append(assistant)
     return sent
 
@@ -716,8 +769,96 @@ def _usage(usage: object) -> Usage:
     )
 
 
+def _retryable(error: ModelError) -> bool:
+    """Transient, and not a 5xx whose body names its cause (it would answer the same again)."""
+    cause = error.__cause__
+    body = getattr(cause, "body", None)
+    return is_transient(error) and not (
+        isinstance(error, ModelServerError) and _validation_issues(body)
+    )
+
+
+#: A pydantic ``ValidationError`` as text: its header, then a location line and an indented
+#: message line (``  Input should be ... [type=..., input_value=..., ...]``) per problem.
+_PYDANTIC_HEADER = re.compile(r"\d+ validation errors? for \S+")
+#: A problem in a dict or JSON rendering of pydantic's ``errors()``: ``'loc': (...), 'msg': ...``.
+_LOC_MSG = re.compile(
+    r"""["']loc["']\s*:\s*[\[(]([^\])]*)[\])]\s*,\s*["']msg["']\s*:\s*(["'])(.*?)(?<!\\)\2"""
+)
+_ISSUES_SHOWN = 3
+
+
+def _validation_issues(body: object) -> list[str]:
+    """The problems a validation report in ``body`` names, as ``location: message``.
+
+    Reads FastAPI's ``{"detail": [{"loc": ..., "msg": ...}]}``, pydantic's text rendering and
+    a dict or JSON rendering of its ``errors()``, wherever the message is. The values the
+    report echoes (``input_value``, ``input``) are left out. Empty when there is no report.
+    """
+    if isinstance(body, Mapping):
+        detail = body.get("detail")
+        if isinstance(detail, list):
+            issues = [
+                _issue(item.get("loc"), item.get("msg"))
+                for item in detail
+                if isinstance(item, Mapping) and isinstance(item.get("msg"), str)
+            ]
+            if issues:
+                return issues
+    text = body if isinstance(body, str) else _raw_message(body)
+    if not text:
+        return []
+    issues = [
+        _issue([part.strip().strip("'\"") for part in loc.split(",") if part.strip()], msg)
+        for loc, _, msg in _LOC_MSG.findall(text)
+    ]
+    if issues:
+        return issues
+    header = _PYDANTIC_HEADER.search(text)
+    if header is None:
+        return []
+    location = ""
+    for line in text[header.end() :].splitlines():
+        if not line.strip() or line.lstrip().startswith("For further information"):
+            continue
+        if not line[0].isspace():
+            location = line.strip()
+        elif location:
+            issues.append(f"{location}: {line.strip().split(' [type=', 1)[0]}")
+            location = ""
+    return issues
+
+
+def _issue(location: object, message: object) -> str:
+    parts = [str(part) for part in location] if isinstance(location, list | tuple) else []
+    if parts and parts[0] == "body":
+        parts = parts[1:]  # FastAPI's: every field of a request is in its body
+    where = ".".join(parts) or "(the request)"
+    return f"{where}: {message}"
+
+
+def _raw_message(body: object) -> str:
+    if isinstance(body, Mapping):
+        for candidate in (
+            body.get("message"),
+            body.get("error"),
+            _field(body.get("error"), "message"),
+        ):
+            if isinstance(candidate, str) and candidate.strip():
+                return candidate
+    return ""
+
+
 def _provider_message(body: object) -> str:
-    """The provider's own error message, from the shapes OpenAI and local servers use."""
+    """The provider's own error message, from the shapes OpenAI and local servers use.
+
+    A validation report is summarized as the problems it names (`_validation_issues`).
+    """
+    issues = list(dict.fromkeys(_validation_issues(body)))
+    if issues:
+        more = len(issues) - _ISSUES_SHOWN
+        shown = "; ".join(issues[:_ISSUES_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+        return _shorten(f"the request does not fit the server's schema: {shown}")
     if isinstance(body, Mapping):
         for candidate in (
             body.get("message"),

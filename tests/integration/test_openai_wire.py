@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import logging
 import subprocess
 import sys
 import time
@@ -250,7 +251,7 @@ def test_request_maps_system_tools_and_conversation_onto_chat_completions(
         {"role": "user", "content": "Go on."},
         {
             "role": "assistant",
-            "content": None,
+            "content": "",  # never null: llama-cpp-python's server answers null with a 500
             "tool_calls": [
                 {
                     "id": "call_3",
@@ -662,7 +663,7 @@ def test_timeout_is_a_connection_error(server: WireServer) -> None:
 
 
 def test_stream_yields_text_deltas_then_the_whole_response(server: WireServer) -> None:
-    """Content deltas arrive as TextDeltas, then one ResponseComplete with the whole answer."""
+    """Content deltas arrive as TextDeltas, then one ResponseComplete; usage is asked for."""
     server.replies.append(
         sse(
             chunk({"role": "assistant", "content": ""}),
@@ -683,7 +684,7 @@ def test_stream_yields_text_deltas_then_the_whole_response(server: WireServer) -
     assert final.response.model == "gpt-test-2024"
     body = server.requests[0].json()
     assert body["stream"] is True
-    assert "stream_options" not in body
+    assert body["stream_options"] == {"include_usage": True}  # asked of every server
 
 
 def test_stream_gathers_tool_call_fragments_by_index(server: WireServer) -> None:
@@ -1066,3 +1067,160 @@ def test_a_thinker_turn_goes_on_past_deep_arguments_and_an_integer_name(
     assert f"more than {MAX_JSON_DEPTH} levels deep" in results["call_deep"]
     assert "[[" not in results["call_deep"]
     assert "must be a string naming one of the available tools" in results["call_int"]
+
+
+# -- what a real local server refuses, and retries -------------------------------------------
+
+#: What llama-cpp-python's server answers to ``"content": null`` on a tool-call turn: a 500
+#: whose message is pydantic's rendering of the validation errors, echoing the value sent.
+LLAMA_CPP_VALIDATION_500 = {
+    "error": {
+        "message": (
+            "[{'type': 'string_type', 'loc': ('messages', 2, 'typed-dict', 'content'), "
+            "'msg': 'Input should be a valid string', 'input': None, "
+            "'url': 'https://errors.pydantic.dev/2.9/v/string_type'}, "
+            "{'type': 'missing', 'loc': ('messages', 2, 'typed-dict', 'name'), "
+            "'msg': 'Field required', 'input': {'role': 'assistant', 'content': 'SECRET-TEXT'}}]"
+        ),
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
+}
+
+
+def test_a_500_validation_report_is_said_in_short_and_not_retried(server: WireServer) -> None:
+    """A 500 validation report names the refused fields, echoes no value, and is not retried."""
+    server.replies.append(Reply.json(LLAMA_CPP_VALIDATION_500, status=500))
+    server.replies.append(Reply.json(completion({"content": "never reached"})))
+
+    with pytest.raises(ModelServerError) as caught:
+        complete(server, provider="openai-compatible", max_retries=2)
+
+    message = str(caught.value)
+    assert "refused the request (HTTP 500)" in message
+    assert "messages.2.typed-dict.content: Input should be a valid string" in message
+    assert "messages.2.typed-dict.name: Field required" in message
+    assert "SECRET-TEXT" not in message
+    assert "errors.pydantic.dev" not in message
+    assert len(server.requests) == 1
+
+
+def test_a_pydantic_text_report_and_a_fastapi_detail_are_summarized(server: WireServer) -> None:
+    """Pydantic's text rendering and FastAPI's ``detail`` list both come out as field: reason."""
+    text = (
+        "1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n"
+        "  Input should be a valid string [type=string_type, input_value=None, "
+        "input_type=NoneType]\n    For further information visit https://errors.pydantic.dev"
+    )
+    server.replies.append(error_reply(500, text))
+    detail = {
+        "detail": [{"loc": ["body", "max_tokens"], "msg": "Input should be > 0", "input": -3}]
+    }
+    server.replies.append(Reply.json(detail, status=422))
+
+    with pytest.raises(ModelServerError) as first:
+        complete(server, max_retries=2)
+    with pytest.raises(ModelRequestRejected) as second:
+        complete(server, max_retries=2)
+
+    assert "content: Input should be a valid string" in str(first.value)
+    assert "input_value" not in str(first.value)
+    assert "max_tokens: Input should be > 0" in str(second.value)
+    assert "-3" not in str(second.value)
+    assert len(server.requests) == 2  # neither was retried
+
+
+def test_a_transient_failure_is_retried_and_each_retry_logged(
+    server: WireServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 503 and a 429 are retried within ``max_retries``, each retry a WARNING saying why."""
+    server.replies.append(error_reply(503, "Loading model"))
+    server.replies.append(error_reply(429, "Busy", **{"retry-after-ms": "10"}))
+    server.replies.append(Reply.json(completion({"content": "Hello!"})))
+
+    with caplog.at_level(logging.WARNING, logger="nucleo.models"):
+        response = complete(server, provider="openai-compatible", max_retries=2)
+
+    assert response.text == "Hello!"
+    assert len(server.requests) == 3
+    retries = [r for r in caplog.records if r.name == "nucleo.models.openai-compatible"]
+    assert [r.levelno for r in retries] == [logging.WARNING, logging.WARNING]
+    assert "HTTP 503" in retries[0].getMessage()
+    assert "retry 1 of 2" in retries[0].getMessage()
+    assert "HTTP 429" in retries[1].getMessage()
+    assert "retry 2 of 2" in retries[1].getMessage()
+
+
+def test_a_timed_out_attempt_is_retried_then_the_error_raised(
+    server: WireServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An attempt past ``timeout`` is retried ``max_retries`` times (logged), then raised."""
+    late = Reply(body=b"{}", headers={"content-type": "application/json"}, delay=0.3)
+    server.replies.extend([late, late])
+
+    with (
+        caplog.at_level(logging.WARNING, logger="nucleo.models"),
+        pytest.raises(ModelConnectionError, match="timed out"),
+    ):
+        complete(server, timeout=0.1, max_retries=1)
+
+    assert len(server.requests) == 2
+    assert ["retry 1 of 1" in r.getMessage() for r in caplog.records] == [True]
+
+
+def test_no_retry_when_max_retries_is_zero(server: WireServer) -> None:
+    """``max_retries=0`` sends a request once, even when the failure is transient."""
+    server.replies.append(error_reply(503, "Loading model"))
+
+    with pytest.raises(ModelServerError):
+        complete(server, max_retries=0)
+
+    assert len(server.requests) == 1
+
+
+def test_a_stream_refused_before_its_first_event_is_retried(server: WireServer) -> None:
+    """A stream whose opening failed transiently is opened again; its text arrives once."""
+    server.replies.append(error_reply(503, "Loading model"))
+    server.replies.append(sse(chunk({"content": "Hi"}), chunk({}, "stop")))
+
+    events = collect(server, max_retries=1)
+
+    assert events[0] == TextDelta("Hi")
+    assert len(server.requests) == 2
+
+
+def test_streamed_usage_is_asked_of_a_local_server_and_read(server: WireServer) -> None:
+    """A local server's stream is asked for usage, and the usage chunk fills the response."""
+    usage_chunk = {
+        **chunk({}),
+        "choices": [],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 2},
+    }
+    server.replies.append(sse(chunk({"content": "Hi"}), chunk({}, "stop"), usage_chunk))
+
+    events = collect(server, provider="openai-compatible")
+
+    assert server.requests[0].json()["stream_options"] == {"include_usage": True}
+    final = events[-1]
+    assert isinstance(final, ResponseComplete)
+    assert (final.response.usage.input_tokens, final.response.usage.output_tokens) == (7, 2)
+
+
+def test_a_server_refusing_stream_options_is_asked_again_without_them(server: WireServer) -> None:
+    """A 400 naming ``stream_options`` sends the stream again, and later ones, without it."""
+    server.replies.append(error_reply(400, "Unrecognized request argument: stream_options"))
+    server.replies.append(sse(chunk({"content": "Hi"}), chunk({}, "stop")))
+    server.replies.append(sse(chunk({"content": "Again"}), chunk({}, "stop")))
+
+    async def scenario(client: OpenAIChatClient) -> list[list[StreamEvent]]:
+        return [[event async for event in client.stream(HELLO)] for _ in range(2)]
+
+    first, second = run(server, scenario, provider="openai-compatible")
+
+    assert first[0] == TextDelta("Hi")
+    assert second[0] == TextDelta("Again")
+    bodies = [request.json() for request in server.requests]
+    assert "stream_options" in bodies[0]
+    assert "stream_options" not in bodies[1]
+    assert "stream_options" not in bodies[2]
