@@ -31,9 +31,10 @@ Errors are kept apart by who has to act on them::
     │   ├── ModelConnectionError    no connection, or it timed out
     │   ├── ModelRequestRejected    the provider refused the request (4xx: auth, bad request)
     │   └── ModelResponseMalformed  the provider's reply could not be read
-    └── ResponseError               the model's answer stayed unusable after every correction
-        ├── ResponseParseError      the answer could not be parsed
-        └── ResponseValidationError the answer lacks a required field or has a wrong type
+    ├── ResponseError               the model's answer stayed unusable after every correction
+    │   ├── ResponseParseError      the answer could not be parsed
+    │   └── ResponseValidationError the answer lacks a required field or has a wrong type
+    └── ThinkerIterationLimit       a thinker's model gave no final answer within its turns
 
 A correctable error's ``str()`` is what the model reads. Anything that could quote the model's own
 input (a JSON decoder's complaint, pydantic's or jsonschema's message) survives only as
@@ -63,6 +64,7 @@ __all__ = [
     "ResponseParseError",
     "ResponseValidationError",
     "SchemaRefinementError",
+    "ThinkerIterationLimit",
     "ToolCollisionError",
     "ToolDeclarationError",
     "UnknownTool",
@@ -271,3 +273,11 @@ class ResponseParseError(ResponseError):
 
 class ResponseValidationError(ResponseError):
     """The answer parsed but lacks a required field or holds a value of the wrong type."""
+
+
+class ThinkerIterationLimit(NucleoError):
+    """A thinker reached its iteration cap without a final answer.
+
+    What the model did, not a mistake in code: a small model may call tools turn after turn.
+    Raise ``max_iterations``, or treat the run as one that gave no answer.
+    """

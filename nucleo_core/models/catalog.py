@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -44,10 +45,20 @@ class ModelEntry:
         provider: The part of the id before the first ``:``.
         model: The provider's model id.
         base_url: The endpoint, for ``openai-compatible`` entries (and optional overrides).
-        context_window: Tokens the model reads at most.
-        max_output_tokens: The ceiling an answer budget may be escalated to.
+        context_window: Tokens the model reads at most. Set it to the server's window (a local
+            server's is often 4,096 or 8,192): the conversation is compacted before it passes
+            three quarters of it.
+        max_output_tokens: The ceiling the answer budget may be escalated to when an answer is
+            cut off (the budget doubles up to it); the first budget is capped by it too.
         native_tools: Whether the model calls tools natively; if not, tools are described and
             called through a JSON envelope in the text.
+        timeout: Seconds one request attempt may take before it counts as timed out; ``None``
+            for the SDK's default (600 s).
+        retries: How often a request that failed transiently (connection, timeout, 408, 409,
+            429, a 5xx that names no cause) is sent again; each retry is logged on
+            ``nucleo.models.<provider>``.
+        deadline: Seconds one exchange (`LLMCall`: every attempt, correction and escalation
+            of one turn) may take in all; ``None`` for no deadline.
     """
 
     id: str
@@ -57,6 +68,9 @@ class ModelEntry:
     context_window: int = 128_000
     max_output_tokens: int = 8_192
     native_tools: bool = True
+    timeout: float | None = None
+    retries: int = 2
+    deadline: float | None = None
 
     @classmethod
     def parse(cls, entry_id: str, **limits: Any) -> ModelEntry:
@@ -101,22 +115,50 @@ class ModelEntry:
         Raises:
             ModelNotConfigured: A limit is unknown or has the wrong type.
         """
-        allowed = {"context_window": int, "max_output_tokens": int, "native_tools": bool}
         for key, value in limits.items():
-            expected = allowed.get(key)
-            if expected is None:
+            check = _SETTINGS.get(key)
+            if check is None:
                 raise ModelNotConfigured(
                     f"Model entry {self.id!r}: unknown setting {key!r}; allowed: "
-                    + ", ".join(allowed)
+                    + ", ".join(_SETTINGS)
                     + " (and base_url, for anthropic: and openai: entries)"
                 )
-            positive = isinstance(value, int) and not isinstance(value, bool) and value > 0
-            if type(value) is not expected or (expected is int and not positive):
-                raise ModelNotConfigured(
-                    f"Model entry {self.id!r}: {key} must be a "
-                    + ("positive integer" if expected is int else "boolean")
-                )
-        return replace(self, **limits)
+            fits, wanted = check
+            if not fits(value):
+                raise ModelNotConfigured(f"Model entry {self.id!r}: {key} must be {wanted}")
+        changed: dict[str, Any] = dict(limits)
+        for key in ("timeout", "deadline"):
+            if key in changed:
+                changed[key] = float(changed[key])  # 30 in TOML is seconds as much as 30.0
+        return replace(self, **changed)
+
+
+def _positive_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seconds(value: object) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
+
+
+#: Each setting an entry takes: whether a value fits, and what it must be (for the error).
+_SETTINGS: Mapping[str, tuple[Callable[[object], bool], str]] = {
+    "context_window": (_positive_int, "a positive integer"),
+    "max_output_tokens": (_positive_int, "a positive integer"),
+    "native_tools": (lambda value: isinstance(value, bool), "a boolean"),
+    "timeout": (_seconds, "a positive number of seconds"),
+    "retries": (_count, "a non-negative integer"),
+    "deadline": (_seconds, "a positive number of seconds"),
+}
 
 
 def _check_base_url(entry_id: str, base_url: object) -> None:
@@ -249,12 +291,17 @@ class ModelCatalog:
         if entry.provider == "anthropic":
             from nucleo_core.models.anthropic import AnthropicClient
 
-            return AnthropicClient(base_url=entry.base_url)
+            return AnthropicClient(
+                base_url=entry.base_url, timeout=entry.timeout, max_retries=entry.retries
+            )
         from nucleo_core.models.openai import OpenAIChatClient
 
-        if entry.provider == "openai":
-            return OpenAIChatClient(base_url=entry.base_url)
-        return OpenAIChatClient(base_url=entry.base_url, provider="openai-compatible")
+        return OpenAIChatClient(
+            base_url=entry.base_url,
+            provider="openai" if entry.provider == "openai" else "openai-compatible",
+            timeout=entry.timeout,
+            max_retries=entry.retries,
+        )
 
     # -- configuration ------------------------------------------------------------------------
 

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from nucleo_core.errors import AnswerRefused, ResponseParseError, ResponseValidationError
+from nucleo_core.errors import (
+    AnswerRefused,
+    ModelConnectionError,
+    ModelError,
+    ModelRequestRejected,
+    ModelServerError,
+    ResponseParseError,
+    ResponseValidationError,
+)
 from nucleo_core.models.catalog import ModelCatalog
 from nucleo_core.models.messages import Message, StopReason, TextBlock, Usage
 from nucleo_core.models.request import ModelRequest, ModelResponse, ToolChoice
@@ -26,6 +37,20 @@ __all__ = ["LLMCall"]
 
 AnswerT = TypeVar("AnswerT")
 
+logger = logging.getLogger("nucleo.models")
+
+#: How servers say a conversation is longer than their context window (OpenAI, vLLM,
+#: llama.cpp and llama-cpp-python, Ollama, LM Studio).
+_CONTEXT_OVERFLOW = re.compile(
+    r"context[ _](?:window|length|size)|maximum context|n_ctx|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+#: The window a server names in such a message: "context window of 2048", "maximum context
+#: length is 4096", "n_ctx: 8192".
+_CONTEXT_SIZE = re.compile(
+    r"(?:context[ _](?:window|length|size)|n_ctx)\D{0,12}?(\d{3,7})\b", re.IGNORECASE
+)
+
 
 class LLMCall(Generic[AnswerT]):
     """One exchange with a model: seat, send, parse; correct and escalate within bounds.
@@ -38,7 +63,16 @@ class LLMCall(Generic[AnswerT]):
       `ResponseParseError` and a validation failure `ResponseValidationError`, so no caller
       ever receives an answer lacking a required field.
     - **Truncation escalation** — an answer cut off at the budget (``max_tokens``) is asked
-      again with twice the budget, up to the seat's ``max_output_tokens`` ceiling.
+      again with twice the budget, up to the seat's ``max_output_tokens`` ceiling (which caps
+      the first budget too).
+    - **Deadline** — with the seat's ``deadline`` set, the whole exchange (every attempt,
+      correction and escalation) ends with `ModelConnectionError` once it has passed.
+    - **Context window** — a refusal in which the server says the conversation passes its
+      context window says, besides, the window the seat is configured with and how to set it
+      (logged once per seat on ``nucleo.models``).
+    - **Turns** — `turns` holds the refused answers and their correction turns of the last
+      run; when the run gives up (`ResponseParseError`, `ResponseValidationError`) it ends with
+      the answer given up on, so a caller can keep them for the transcript.
     - **Client** — the catalog's (which answers the client `override_client` installed, the
       test seam), or the ``client`` passed in.
 
@@ -80,6 +114,8 @@ class LLMCall(Generic[AnswerT]):
         self.tool_choice = tool_choice
         self.correction = correction or ResponseCorrection()
         self.client = client
+        #: The refused answers and correction turns of the last run (see the class docstring).
+        self.turns: list[Message] = []
 
     def seat(self) -> ModelEntry:
         """The catalog entry this exchange is seated on (the pin beats the grade)."""
@@ -96,10 +132,27 @@ class LLMCall(Generic[AnswerT]):
         Raises:
             ResponseParseError: The answer could not be parsed within the correction budget.
             ResponseValidationError: The answer did not fit the declared type within it.
-            ModelError: The provider failed (rate limit, server error, connection).
+            ModelError: The provider failed (rate limit, server error, connection), or the
+                seat's deadline passed (`ModelConnectionError`).
             ModelNotConfigured: No seat, SDK or key.
         """
         seat = self.seat()
+        self.turns = []
+        if seat.deadline is None:
+            return await self._run(seat)
+        try:
+            async with asyncio.timeout(seat.deadline) as bound:
+                return await self._run(seat)
+        except TimeoutError as exc:
+            if not bound.expired():
+                raise
+            raise ModelConnectionError(
+                f"no answer within the deadline of {seat.deadline:g} s for one exchange "
+                "(the deadline setting of the model entry, or --deadline)",
+                provider=seat.provider,
+            ) from exc
+
+    async def _run(self, seat: ModelEntry) -> ThinkingResponse[AnswerT]:
         client = self.client if self.client is not None else self._catalog().client_for(seat)
         handler: ThinkingResponseHandler[AnswerT] = ThinkingResponseHandler(
             self.output_type, tools=self.tools, native_tools=seat.native_tools
@@ -112,7 +165,7 @@ class LLMCall(Generic[AnswerT]):
             specs = ()
         budget = min(self.declaration.answer_tokens, seat.max_output_tokens)
         conversation = list(self.messages)
-        turns: list[Message] = []
+        turns = self.turns
         usage = Usage()
         corrections = escalations = 0
         while True:
@@ -126,7 +179,11 @@ class LLMCall(Generic[AnswerT]):
             )
             # Any client's answer, in a shape the handler, the conversation and the next request
             # can rely on: a malformed tool use is refused for that call, never for the run.
-            response = well_formed(await client.complete(request))
+            try:
+                answered = await client.complete(request)
+            except (ModelRequestRejected, ModelServerError) as refused:
+                raise _with_context_hint(refused, seat) from refused
+            response = well_formed(answered)
             usage = usage + response.usage
             if response.stop_reason is StopReason.MAX_TOKENS and budget < seat.max_output_tokens:
                 budget = min(budget * 2, seat.max_output_tokens)
@@ -136,6 +193,7 @@ class LLMCall(Generic[AnswerT]):
                 result = handler.handle(response)
             except AnswerRefused as refusal:
                 if corrections >= self.correction.budget:
+                    turns.append(_replayable(response))
                     raise _exhausted(refusal, attempts=corrections + 1) from refusal
                 corrections += 1
                 answer, correction = _replayable(response), self.correction.turn(response, refusal)
@@ -150,6 +208,28 @@ class LLMCall(Generic[AnswerT]):
                 corrections=corrections,
                 escalations=escalations,
             )
+
+
+_warned_seats: set[str] = set()
+
+
+def _with_context_hint(error: ModelError, seat: ModelEntry) -> ModelError:
+    """``error``, or one like it also saying how to fit the seat's window, when it is about it."""
+    said = str(error)
+    if not _CONTEXT_OVERFLOW.search(said):
+        return error
+    found = _CONTEXT_SIZE.search(said)
+    server = f"the server's window is {found.group(1)} tokens; " if found else ""
+    hint = (
+        f"The conversation does not fit the model's context window: {server}the entry "
+        f"{seat.id} is configured with context_window = {seat.context_window}. Set "
+        "context_window in its model entry to the server's, so that the conversation is "
+        "compacted before it overflows."
+    )
+    if seat.id not in _warned_seats:
+        _warned_seats.add(seat.id)
+        logger.warning("%s", hint)
+    return type(error)(f"{said} {hint}", provider=error.provider, status=error.status)
 
 
 def _replayable(response: ModelResponse) -> Message:

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, is_dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
-from nucleo_core.errors import MisuseError
+from nucleo_core.errors import MisuseError, ResponseError, ThinkerIterationLimit
 from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
@@ -51,10 +51,6 @@ class ContentEvent:
 
     text: str
     done: bool = False
-
-
-class ThinkerIterationLimit(MisuseError):
-    """A thinker reached its iteration cap without a final answer."""
 
 
 class Thinker(ThinkerBase, Generic[InputT, OutputT]):
@@ -280,7 +276,13 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             correction=self.correction,
             client=self.client,
         )
-        result = await call.run()
+        try:
+            result = await call.run()
+        except ResponseError:
+            # The refused answers and their corrections stay for the transcript: they are what
+            # a developer reads to see why the answer was given up on.
+            context.extend(call.turns)
+            raise
         self.catalog = call.catalog
         self.record_usage(result.usage)
         return result

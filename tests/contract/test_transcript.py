@@ -115,18 +115,26 @@ def test_the_transcript_is_taken_when_the_model_fails_mid_run() -> None:
     )
 
 
-def test_the_transcript_is_taken_when_the_answer_stays_unparseable() -> None:
-    """A run ended by an exhausted correction budget leaves the turns before it."""
+def test_the_transcript_keeps_the_refused_replies_and_corrections_of_a_failed_parse() -> None:
+    """A run ended by an exhausted correction budget shows every refused reply and correction."""
 
     class Typed(SingleObjectiveThinker[str, dict[str, int]]):
         pass
 
     model = ScriptedModel(lambda request: "not json")
     thinker = make(Typed, model)
-    with pytest.raises(ResponseParseError):
+    with pytest.raises(ResponseParseError) as raised:
         asyncio.run(thinker.run("Count."))
 
-    assert thinker.transcript() == "[user] Count."
+    lines = (thinker.transcript() or "").splitlines()
+    assert lines[0] == "[user] Count."
+    attempts = raised.value.attempts
+    assert attempts > 1
+    assert len(lines) == 2 * attempts  # the question, each reply, a correction between two
+    assert lines[1::2] == ["[assistant] not json"] * attempts
+    corrections = lines[2::2]
+    assert len(corrections) == attempts - 1
+    assert all(line.startswith("[user] Your answer could not be parsed") for line in corrections)
 
 
 def test_the_transcript_is_taken_when_the_iteration_cap_is_reached() -> None:

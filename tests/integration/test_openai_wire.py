@@ -1224,3 +1224,77 @@ def test_a_server_refusing_stream_options_is_asked_again_without_them(server: Wi
     assert "stream_options" in bodies[0]
     assert "stream_options" not in bodies[1]
     assert "stream_options" not in bodies[2]
+
+
+# -- an exchange's bounds, from the model entry ----------------------------------------------
+
+
+def exchange(server: WireServer, **settings: Any) -> Any:
+    """One `LLMCall` seated on an openai-compatible entry of ``server`` with ``settings``."""
+    from nucleo_core.models.catalog import ModelEntry
+    from nucleo_core.thinking.llm_call import LLMCall
+
+    entry = ModelEntry.parse(f"openai-compatible:{server.url}/v1#smollm2", **settings)
+    catalog = ModelCatalog([entry], grades={"standard": entry.id})
+
+    async def main() -> Any:
+        try:
+            return await LLMCall(
+                declaration=ThinkerDeclaration("standard", 64),
+                messages=[Message.user("Hi")],
+                catalog=catalog,
+            ).run()
+        finally:
+            await catalog.aclose()
+
+    return asyncio.run(main())
+
+
+def test_the_entry_s_timeout_and_retries_reach_the_adapter(
+    server: WireServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An entry's ``timeout`` bounds each attempt and its ``retries`` counts them, each logged."""
+    late = Reply(body=b"{}", headers={"content-type": "application/json"}, delay=0.3)
+    server.replies.extend([late, late])
+
+    with (
+        caplog.at_level(logging.WARNING, logger="nucleo.models"),
+        pytest.raises(ModelConnectionError, match="timed out"),
+    ):
+        exchange(server, timeout=0.1, retries=1)
+
+    assert len(server.requests) == 2
+    assert [r.name for r in caplog.records] == ["nucleo.models.openai-compatible"]
+
+
+def test_the_entry_s_deadline_ends_a_stalled_exchange(server: WireServer) -> None:
+    """A server stalling past the entry's ``deadline`` ends the exchange, whatever its timeout."""
+    server.replies.append(
+        Reply(body=b"{}", headers={"content-type": "application/json"}, delay=30.0)
+    )
+
+    with pytest.raises(ModelConnectionError, match=r"deadline of 0\.5 s") as raised:
+        exchange(server, timeout=600, retries=3, deadline=0.5)
+
+    assert raised.value.provider == "openai-compatible"
+    assert len(server.requests) == 1
+
+
+def test_a_context_overflow_names_the_server_s_window_and_the_setting(
+    server: WireServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 400 saying the prompt passes the window tells the window and how to configure it."""
+    server.replies.append(error_reply(400, "Requested tokens (5012) exceed context window of 2048"))
+
+    with (
+        caplog.at_level(logging.WARNING, logger="nucleo.models"),
+        pytest.raises(ModelRequestRejected) as raised,
+    ):
+        exchange(server, context_window=128_000)
+
+    message = str(raised.value)
+    assert "exceed context window of 2048" in message
+    assert "the server's window is 2048 tokens" in message
+    assert "context_window = 128000" in message
+    assert raised.value.status == 400
+    assert any("context_window" in r.getMessage() for r in caplog.records)

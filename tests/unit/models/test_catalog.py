@@ -133,6 +133,16 @@ def test_native_tools_accepts_both_booleans(native_tools: bool) -> None:
         ("max_output_tokens", None),
         ("native_tools", 1),
         ("native_tools", "yes"),
+        ("timeout", 0),
+        ("timeout", -1.5),
+        ("timeout", "30"),
+        ("timeout", True),
+        ("timeout", float("inf")),
+        ("deadline", 0.0),
+        ("deadline", None),
+        ("retries", -1),
+        ("retries", 1.0),
+        ("retries", False),
     ],
 )
 def test_an_invalid_limit_is_refused_naming_the_entry_and_the_key(key: str, value: object) -> None:
@@ -153,6 +163,28 @@ def test_an_unknown_limit_is_refused_listing_the_allowed_ones() -> None:
     assert "'temperature'" in message
     for allowed in ("context_window", "max_output_tokens", "native_tools", "base_url"):
         assert allowed in message
+
+
+def test_timeouts_retries_and_deadline_are_read_from_configuration(tmp_path: Path) -> None:
+    """An entry table's timeout, retries and deadline become the entry's, seconds as floats."""
+    path = tmp_path / "nucleo.toml"
+    path.write_text(
+        '[models.entries."openai-compatible:http://127.0.0.1:8000/v1#smollm2"]\n'
+        "timeout = 30\nretries = 0\ndeadline = 90.5\n",
+        encoding="utf-8",
+    )
+
+    entry = ModelCatalog.from_file(path).entry("openai-compatible:http://127.0.0.1:8000/v1#smollm2")
+
+    assert (entry.timeout, entry.retries, entry.deadline) == (30.0, 0, 90.5)
+    assert isinstance(entry.timeout, float)
+
+
+def test_an_entry_has_no_deadline_and_two_retries_by_default() -> None:
+    """Without settings an entry keeps the SDK's timeout, retries twice and has no deadline."""
+    entry = ModelEntry.parse("openai:gpt-4o")
+
+    assert (entry.timeout, entry.retries, entry.deadline) == (None, 2, None)
 
 
 def test_with_limits_returns_a_copy_and_leaves_the_entry_unchanged() -> None:
