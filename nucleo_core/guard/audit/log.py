@@ -1,0 +1,312 @@
+"""`AuditLog`: the front the hub and the call door record through.
+
+`AuditLog.record` is cheap: it stamps the event with the time, digests its arguments and
+queues it; a writer thread seals and stores the queue in batches (every ``flush_interval``
+seconds, or as soon as ``batch_size`` records wait), one transaction per batch and no
+``fsync`` per batch. A record made with ``durable=True`` is stored, with every record queued
+before it, before `record` returns, and synced to disk: the call door records a call's start
+so before it runs a ``confirm``- or ``notify``-level tool. `close` (and the end of the
+interpreter, for a log never closed) stores what is queued.
+
+Nothing is dropped silently: when the store fails, records stay queued and the writer tries
+again; a durable record, `flush` and `close` raise `AuditStoreError`, and so does `record`
+once ``max_pending`` records wait, so that the caller fails closed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Final, final
+
+from nucleo_core.guard.audit.canonical import canonical_json
+from nucleo_core.guard.audit.errors import AuditStoreError
+from nucleo_core.guard.audit.events import AuditEvent
+from nucleo_core.guard.audit.records import AuditEntry, AuditRecord, make_entry
+from nucleo_core.guard.audit.store import AuditQuery, AuditStore
+from nucleo_core.guard.audit.verify import VerifyReport
+
+__all__ = ["AuditLog"]
+
+logger = logging.getLogger("nucleo.guard.audit")
+
+#: Records stored per transaction, at most, and the writer's wake-up for a part batch.
+DEFAULT_BATCH_SIZE: Final = 512
+DEFAULT_FLUSH_INTERVAL: Final = 0.2
+#: How many records may wait before `record` stores them itself (and raises if it cannot).
+DEFAULT_MAX_PENDING: Final = 20_000
+
+# A queued record: the event, when (ns since the epoch), its arguments' digest and JSON.
+_Queued = tuple[AuditEvent, int, str | None, str | None]
+
+_OPEN: weakref.WeakSet[AuditLog] = weakref.WeakSet()
+
+
+@final
+class AuditLog:
+    """The audit record of a process: every grant, refusal, decision, approval and call.
+
+    Args:
+        store: Where the records are kept (`SQLiteAuditStore`, `MemoryAuditStore`, ...).
+        record_arguments: Keep each call's arguments in full, not only their digest. Off by
+            default: arguments may carry secrets.
+        batch_size: The most records stored in one transaction.
+        flush_interval: How long a record waits, at most, before the writer stores it.
+        max_pending: How many records may wait before `record` stores them itself.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_batch_size",
+        "_closed",
+        "_error",
+        "_flush_interval",
+        "_max_pending",
+        "_pending",
+        "_record_arguments",
+        "_store",
+        "_wake",
+        "_write_lock",
+        "_writer",
+    )
+
+    def __init__(
+        self,
+        store: AuditStore,
+        *,
+        record_arguments: bool = False,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        flush_interval: float = DEFAULT_FLUSH_INTERVAL,
+        max_pending: int = DEFAULT_MAX_PENDING,
+    ) -> None:
+        if batch_size < 1 or max_pending < 1 or flush_interval <= 0:
+            raise ValueError("batch_size and max_pending are at least 1; flush_interval > 0")
+        self._store = store
+        self._record_arguments = record_arguments
+        self._batch_size = batch_size
+        self._flush_interval = flush_interval
+        self._max_pending = max_pending
+        self._pending: list[_Queued] = []
+        self._wake = threading.Condition(threading.Lock())
+        # Held while a batch is taken from the queue and stored, so batches go in order.
+        self._write_lock = threading.Lock()
+        self._writer: threading.Thread | None = None
+        self._closed = False
+        self._error: AuditStoreError | None = None
+        _OPEN.add(self)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        start: str | os.PathLike[str] | None = None,
+        record_arguments: bool | None = None,
+    ) -> AuditLog:
+        """The project's audit log, in SQLite, as configured (see `audit_settings`).
+
+        Args:
+            path: The SQLite file; the configured one (by default ``.nucleo/audit.sqlite3``
+                in the project folder) when ``None``.
+            start: Where the project folder is looked for (the working directory).
+            record_arguments: Overrides the configuration's ``record_arguments``.
+
+        Raises:
+            AuditConfigError: The configuration is malformed.
+        """
+        from nucleo_core.guard.audit.settings import audit_settings
+        from nucleo_core.guard.audit.sqlite_store import SQLiteAuditStore
+
+        settings = audit_settings(start)
+        store = SQLiteAuditStore(settings.path if path is None else path)
+        keep = settings.record_arguments if record_arguments is None else record_arguments
+        return cls(store, record_arguments=keep)
+
+    @property
+    def store(self) -> AuditStore:
+        """Where the records are kept."""
+        return self._store
+
+    @property
+    def record_arguments(self) -> bool:
+        """Whether calls' arguments are kept in full."""
+        return self._record_arguments
+
+    # -- recording ------------------------------------------------------------------------------
+
+    def record(self, event: AuditEvent, *, durable: bool = False) -> None:
+        """Record ``event``: queued for the writer, or stored before returning if ``durable``.
+
+        Raises:
+            AuditValueError: The event's arguments have no canonical JSON form.
+            AuditStoreError: The log is closed; or a durable record (or a queue past
+                ``max_pending``) could not be stored.
+        """
+        at = time.time_ns()
+        digest = event.arguments_digest
+        kept: str | None = None
+        arguments = event.arguments
+        if arguments is not None and (digest is None or self._record_arguments):
+            # Digested now, not when written: the caller may reuse the mapping afterwards.
+            text = canonical_json(arguments)
+            if digest is None:
+                digest = hashlib.sha256(text.encode()).hexdigest()
+            if self._record_arguments:
+                kept = text
+        queued: _Queued = (event, at, digest, kept)
+        if durable:
+            self._store_now(queued)
+            return
+        with self._wake:
+            if self._closed:
+                raise AuditStoreError("the audit log was closed; nothing more can be recorded")
+            self._pending.append(queued)
+            waiting = len(self._pending)
+            if self._writer is None:
+                self._start_writer()
+            elif waiting == self._batch_size:
+                self._wake.notify()
+        if waiting >= self._max_pending:
+            self.flush()
+
+    def flush(self) -> None:
+        """Store every queued record now, and sync the store to disk.
+
+        Raises:
+            AuditStoreError: The store failed; the records stay queued.
+        """
+        self._store_now(None)
+
+    def close(self) -> None:
+        """Store what is queued, stop the writer and close the store. Closing twice is harmless.
+
+        Raises:
+            AuditStoreError: The queued records could not be stored (the store is closed
+                anyway; they are lost, and the message says how many).
+        """
+        with self._wake:
+            if self._closed:
+                return
+            self._closed = True
+            writer, self._writer = self._writer, None
+            self._wake.notify_all()
+        if writer is not None:
+            writer.join()
+        _OPEN.discard(self)
+        try:
+            self._store_now(None)
+        except AuditStoreError as exc:
+            lost = len(self._pending)
+            raise AuditStoreError(f"{exc}; {lost} audit records were not stored") from exc
+        finally:
+            self._store.close()
+
+    def __enter__(self) -> AuditLog:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
+        """The records ``query`` selects, in order, once what is queued is stored."""
+        self._store_now(None, sync=False)
+        return self._store.read(query)
+
+    def verify(self) -> VerifyReport:
+        """Check the whole chain, once what is queued is stored; name the first bad record."""
+        self._store_now(None, sync=False)
+        return self._store.verify()
+
+    # -- the writer -----------------------------------------------------------------------------
+
+    def _store_now(self, queued: _Queued | None, *, sync: bool = True) -> None:
+        """Store the queue (and ``queued`` after it) in one transaction, synced if ``sync``."""
+        with self._write_lock:
+            with self._wake:
+                if queued is not None and self._closed:
+                    raise AuditStoreError("the audit log was closed; nothing more can be recorded")
+                batch, self._pending = self._pending, []
+            if queued is not None:
+                batch.append(queued)
+            if not batch:
+                if sync:
+                    self._store.flush()
+                return
+            try:
+                self._store.append(_entries(batch), durable=sync)
+            except BaseException:
+                # Kept for the next attempt, in order; only the durable record's caller knows.
+                kept = batch[:-1] if queued is not None else batch
+                with self._wake:
+                    self._pending[:0] = kept
+                raise
+
+    def _start_writer(self) -> None:
+        # Started on the first record, so a log that records nothing starts no thread.
+        self._writer = threading.Thread(
+            target=self._write_batches, name="nucleo-audit-writer", daemon=True
+        )
+        self._writer.start()
+
+    def _write_batches(self) -> None:
+        while True:
+            with self._wake:
+                while not self._pending and not self._closed:
+                    self._wake.wait()
+                if not self._closed and len(self._pending) < self._batch_size:
+                    self._wake.wait(self._flush_interval)  # gathering a batch
+                if self._closed:
+                    return  # `close` stores what is left
+            try:
+                self._write_one_batch()
+            except AuditStoreError as exc:
+                if self._error is None or str(self._error) != str(exc):
+                    logger.warning("audit records are waiting: %s", exc)
+                self._error = exc
+                with self._wake:
+                    if not self._closed:
+                        self._wake.wait(self._flush_interval)
+            else:
+                self._error = None
+
+    def _write_one_batch(self) -> None:
+        with self._write_lock:
+            with self._wake:
+                batch = self._pending[: self._batch_size]
+                del self._pending[: self._batch_size]
+            if not batch:
+                return
+            try:
+                self._store.append(_entries(batch), durable=False)
+            except BaseException:
+                with self._wake:
+                    self._pending[:0] = batch
+                raise
+
+
+def _entries(batch: list[_Queued]) -> list[AuditEntry]:
+    return [make_entry(event, at, digest, kept) for event, at, digest, kept in batch]
+
+
+@atexit.register
+def _close_open_logs() -> None:
+    # A script that never closed its log still gets its queued records stored.
+    for log in list(_OPEN):
+        try:
+            log.close()
+        except Exception as exc:  # at exit: say so, and close the others
+            logger.error("the audit log could not be closed at exit: %s", exc)

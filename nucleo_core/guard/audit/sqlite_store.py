@@ -1,0 +1,324 @@
+"""`SQLiteAuditStore`: the audit record in one SQLite file, the default store.
+
+Imported only when a store is opened, so that ``import nucleo_core`` never imports ``sqlite3``.
+
+- **Durability**: write-ahead logging with ``synchronous=NORMAL``: every committed append
+  survives a crash of the process (the operating system holds it) without an ``fsync`` per
+  batch; an append with ``durable=True`` is committed with ``synchronous=FULL``, so it (and
+  every append before it) is on disk before it returns. `flush` syncs what was committed.
+- **One chain, many writers**: each append is one ``BEGIN IMMEDIATE`` transaction that reads
+  the head (the last sequence number and digest), seals the entries after it, inserts them
+  and moves the head; SQLite lets one writer at a time in, so appends from several threads or
+  processes interleave whole, never inside one another.
+- **Threads**: one connection, shared by every thread under a lock; reads are paged, so a
+  reader never holds the lock while its caller works.
+- **Schema** (``PRAGMA user_version``): ``audit_records`` (``sequence`` and the columns the
+  filters use, then ``content``, ``prev_digest``, ``digest``) and ``audit_head`` (one row). A
+  file written by a later schema is refused rather than misread. Plain types only (integers
+  and text; the content is kept as text, never as a JSON column that would re-encode it), so a
+  PostgreSQL store can keep the same columns.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, final
+
+from nucleo_core.guard.audit.errors import AuditStoreError
+from nucleo_core.guard.audit.records import (
+    GENESIS_DIGEST,
+    AuditEntry,
+    AuditRecord,
+    chain_digest,
+    format_time,
+    record_from_row,
+)
+from nucleo_core.guard.audit.store import AuditQuery, follow_records
+from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
+
+__all__ = ["SCHEMA_VERSION", "SQLiteAuditStore"]
+
+#: The schema this module writes; a file of a later version is refused.
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE audit_records (
+    sequence INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    thinker_class TEXT,
+    thinker_id TEXT,
+    conversation_id TEXT,
+    tool TEXT,
+    source TEXT,
+    content TEXT NOT NULL,
+    prev_digest TEXT NOT NULL,
+    digest TEXT NOT NULL
+);
+CREATE INDEX audit_records_at ON audit_records (at);
+CREATE TABLE audit_head (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    sequence INTEGER NOT NULL,
+    digest TEXT NOT NULL
+);
+"""
+
+_INSERT = (
+    "INSERT INTO audit_records (sequence, at, kind, thinker_class, thinker_id, "
+    "conversation_id, tool, source, content, prev_digest, digest) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_COLUMNS = "sequence, content, prev_digest, digest"
+_ALL_COLUMNS = (
+    "sequence, content, prev_digest, digest, at, kind, thinker_class, thinker_id, "
+    "conversation_id, tool, source"
+)
+# Rows read per query: a reader holds the connection's lock for one page at a time.
+_PAGE = 500
+
+
+@final
+class SQLiteAuditStore:
+    """An `AuditStore` in a SQLite file.
+
+    Args:
+        path: The database file; created, with its folder, on first use when ``create``.
+        create: Whether a missing file is created; else opening it raises `AuditStoreError`
+            (a reader should not conjure up an empty log where one was expected).
+        timeout: How long an append waits for another writer, in seconds.
+    """
+
+    __slots__ = ("_closed", "_connection", "_create", "_lock", "_synchronous", "_timeout", "path")
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 10.0
+    ) -> None:
+        self.path = os.fspath(path)
+        self._create = create
+        self._timeout = timeout
+        self._connection: sqlite3.Connection | None = None
+        self._closed = False
+        self._lock = threading.RLock()
+        self._synchronous = "NORMAL"
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def append(self, entries: Sequence[AuditEntry], *, durable: bool = False) -> int:
+        """Seal and store ``entries`` in one ``BEGIN IMMEDIATE`` transaction.
+
+        See `AuditStore.append`.
+        """
+        with self._lock:
+            connection = self._connect()
+            try:
+                self._set_synchronous(connection, "FULL" if durable else "NORMAL")
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    sequence, digest = self._head(connection)
+                    if entries:
+                        rows = []
+                        for entry in entries:
+                            sequence += 1
+                            previous = digest
+                            digest = chain_digest(sequence, previous, entry.content)
+                            rows.append(
+                                (
+                                    sequence,
+                                    entry.at,
+                                    entry.kind,
+                                    entry.thinker_class,
+                                    entry.thinker_id,
+                                    entry.conversation_id,
+                                    entry.tool,
+                                    entry.source,
+                                    entry.content,
+                                    previous,
+                                    digest,
+                                )
+                            )
+                        connection.executemany(_INSERT, rows)
+                        connection.execute(
+                            "INSERT INTO audit_head (id, sequence, digest) VALUES (1, ?, ?) "
+                            "ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, "
+                            "digest = excluded.digest",
+                            (sequence, digest),
+                        )
+                    connection.execute("COMMIT")
+                except BaseException:
+                    if connection.in_transaction:
+                        connection.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise AuditStoreError(
+                    f"cannot append to the audit store {self.path}: {exc}"
+                ) from exc
+            return sequence
+
+    def flush(self) -> None:
+        """Sync every committed append to disk (a checkpoint of the write-ahead log)."""
+        with self._lock:
+            if self._connection is None:
+                return
+            try:
+                self._connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error as exc:
+                raise AuditStoreError(f"cannot flush the audit store {self.path}: {exc}") from exc
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
+        """The records ``query`` selects, in sequence order; see `AuditStore.read`."""
+        selected = query or AuditQuery()
+        where = ["sequence > ?"]
+        parameters: list[Any] = []
+        if selected.since is not None:
+            where.append("at >= ?")
+            parameters.append(format_time(selected.since))
+        if selected.kinds:
+            where.append(f"kind IN ({', '.join('?' * len(selected.kinds))})")
+            parameters.extend(sorted(selected.kinds))
+        sql = (
+            f"SELECT {_COLUMNS} FROM audit_records WHERE {' AND '.join(where)} "
+            f"ORDER BY sequence LIMIT {_PAGE}"
+        )
+        last = selected.after
+        while True:
+            with self._lock:
+                connection = self._connect()
+                try:
+                    rows = connection.execute(sql, (last, *parameters)).fetchall()
+                except sqlite3.Error as exc:
+                    raise AuditStoreError(
+                        f"cannot read the audit store {self.path}: {exc}"
+                    ) from exc
+            for sequence, content, prev_digest, digest in rows:
+                record = record_from_row(sequence, content, prev_digest, digest)
+                if selected.matches(record):
+                    yield record
+            if len(rows) < _PAGE:
+                return
+            last = rows[-1][0]
+
+    def follow(
+        self,
+        query: AuditQuery | None = None,
+        *,
+        poll_interval: float = 0.5,
+        stop: threading.Event | None = None,
+    ) -> Iterator[AuditRecord]:
+        """The records ``query`` selects, then each new one; see `AuditStore.follow`."""
+        return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
+
+    def verify(self) -> VerifyReport:
+        """Check every record and the head, in one snapshot of the file."""
+        with self._lock:
+            connection = self._connect()
+            try:
+                # One read transaction: appends by other processes meanwhile are not seen.
+                connection.execute("BEGIN")
+                try:
+                    head = connection.execute(
+                        "SELECT sequence, digest FROM audit_head WHERE id = 1"
+                    ).fetchone()
+                    cursor = connection.execute(
+                        f"SELECT {_ALL_COLUMNS} FROM audit_records ORDER BY rowid"
+                    )
+                    rows = (
+                        StoredRow(row[0], row[1], row[2], row[3], tuple(row[4:])) for row in cursor
+                    )
+                    return verify_chain(rows, None if head is None else (head[0], head[1]))
+                finally:
+                    connection.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise AuditStoreError(f"cannot verify the audit store {self.path}: {exc}") from exc
+
+    # -- the connection -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection; the store cannot be used afterwards."""
+        with self._lock:
+            self._closed = True
+            connection, self._connection = self._connection, None
+            if connection is not None:
+                connection.close()
+
+    def __del__(self) -> None:
+        # A store dropped without `close` closes its connection here, so that Python 3.13+
+        # does not warn about it; every append was committed already.
+        connection = getattr(self, "_connection", None)
+        if connection is not None:
+            connection.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._connection is not None:
+            return self._connection
+        if self._closed:
+            raise AuditStoreError(f"the audit store {self.path} was closed")
+        file = Path(self.path)
+        if not self._create and not file.exists():
+            raise AuditStoreError(
+                f"no audit record at {self.path}: nothing was recorded there yet (or the file "
+                "was moved or deleted)"
+            )
+        try:
+            if self._create:
+                file.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(
+                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise AuditStoreError(f"cannot open the audit store {self.path}: {exc}") from exc
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            self._synchronous = "NORMAL"
+            self._migrate(connection)
+        except BaseException as exc:
+            connection.close()
+            if isinstance(exc, sqlite3.Error):
+                raise AuditStoreError(f"cannot open the audit store {self.path}: {exc}") from exc
+            raise
+        self._connection = connection
+        return connection
+
+    def _migrate(self, connection: sqlite3.Connection) -> None:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = connection.execute("PRAGMA user_version").fetchone()
+            if version > SCHEMA_VERSION:
+                raise AuditStoreError(
+                    f"the audit store {self.path} was written by a later nucleo (schema "
+                    f"{version}, this one reads up to {SCHEMA_VERSION}); upgrade nucleo"
+                )
+            if version == 0:
+                tables = connection.execute(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                ).fetchone()[0]
+                if tables:
+                    raise AuditStoreError(
+                        f"{self.path} is a SQLite file but not an audit record; "
+                        "configure another path"
+                    )
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+
+    def _set_synchronous(self, connection: sqlite3.Connection, mode: str) -> None:
+        if self._synchronous != mode:
+            connection.execute(f"PRAGMA synchronous={mode}")
+            self._synchronous = mode
+
+    @staticmethod
+    def _head(connection: sqlite3.Connection) -> tuple[int, str]:
+        row = connection.execute("SELECT sequence, digest FROM audit_head WHERE id = 1").fetchone()
+        return (0, GENESIS_DIGEST) if row is None else (int(row[0]), str(row[1]))
