@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.plugins.contributions import SkillSource
+from nucleo_core.plugins.decision import Decision, checked_decision
 from nucleo_core.plugins.verdict import Verdict, checked_verdict
 from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.decorator import declaration_of
@@ -17,6 +18,7 @@ __all__ = [
     "TOOLS_EXPECTED",
     "WrongType",
     "as_provider",
+    "decision_from",
     "names_from",
     "sources_from",
     "tools_from",
@@ -91,6 +93,23 @@ def names_from(result: object) -> list[str]:
         if not isinstance(name, str):
             raise WrongType(expected, f"{_type_name(result)} holding {_type_name(name)}")
     return [str(name) for name in names]
+
+
+def decision_from(result: object) -> Decision | None:
+    """A permission hook's answer.
+
+    Raises:
+        WrongType: ``result`` is neither ``None``, a `Decision`, nor exactly one of the four
+            decision names.
+    """
+    if result is None:
+        return None
+    try:
+        return checked_decision(result)
+    except (TypeError, ValueError):
+        expected = 'a Decision, one of "auto", "notify", "confirm", "deny", or None'
+        got = "a str that is not a decision name" if isinstance(result, str) else None
+        raise WrongType(expected, got or _type_name(result)) from None
 
 
 def verdict_from(result: object) -> Verdict | None:

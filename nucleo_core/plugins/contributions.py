@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TypeAlias
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
+    from nucleo_core.plugins.decision import Decision
     from nucleo_core.plugins.verdict import Verdict
     from nucleo_core.skills.skill import Skill
     from nucleo_core.tools.provider import ToolProvider
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ContributedSource",
     "ContributedTool",
+    "HookDecision",
     "HookVerdict",
     "PackTool",
     "SkillPackage",
@@ -107,4 +109,23 @@ class HookVerdict:
     plugin: str
     distribution: str | None
     verdict: Verdict | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookDecision:
+    """One ``nucleo_permission`` implementation's answer: a decision, no opinion, or a failure.
+
+    Attributes:
+        plugin: The name of the plugin whose implementation answered.
+        distribution: The distribution that ships that plugin, or ``None`` when unknown.
+        decision: Its `Decision`, or ``None`` when it had no opinion or failed.
+        error: Why it failed (it raised, answered something other than a decision or ``None``,
+            or did not answer in time), else ``None``. The guard counts a failure as a denial,
+            never as ``auto``.
+    """
+
+    plugin: str
+    distribution: str | None
+    decision: Decision | None = None
     error: str | None = None

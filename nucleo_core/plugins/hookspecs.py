@@ -1,4 +1,4 @@
-"""The hook specifications: the four extension points a nucleo plugin implements.
+"""The hook specifications: the extension points a nucleo plugin implements.
 
 A plugin is a module with functions named after these hooks and marked with
 ``nucleo_core.hookimpl``. Only the plugin host calls them; it validates what each
@@ -18,12 +18,13 @@ per-thinker tools      `nucleo_palette_tools`
 catalog reconciliation `nucleo_reconcile_catalog`
 admission              `nucleo_admit_tool`, `nucleo_admit_skill`
 skill resolution       `nucleo_skill_sources`
+permission             `nucleo_permission`
 =====================  ==========================================================
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.plugins.markers import hookspec
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     import os
     from importlib.resources.abc import Traversable
 
+    from nucleo_core.plugins.decision import Decision
     from nucleo_core.plugins.verdict import Verdict
     from nucleo_core.skills.skill import Skill
     from nucleo_core.tools.provider import ToolProvider
@@ -41,6 +43,7 @@ __all__ = [
     "nucleo_admit_tool",
     "nucleo_compatible_tools",
     "nucleo_palette_tools",
+    "nucleo_permission",
     "nucleo_reconcile_catalog",
     "nucleo_skill_sources",
     "nucleo_system_wide_tools",
@@ -145,6 +148,34 @@ def nucleo_admit_skill(thinker: Any, skill: Skill) -> Verdict | None:
 
     Returns:
         ``Verdict.refuse(reason)``, ``Verdict.grant()``, or ``None`` for no opinion.
+    """
+
+
+@hookspec
+def nucleo_permission(
+    thinker: Any, provider: ToolProvider, arguments: Mapping[str, Any]
+) -> Decision | str | None:
+    """Decide how one tool call may proceed: run, run and notify, wait for approval, or not.
+
+    Called by the permission guard for every tool call that passed the call door's
+    availability, read-only and input checks, one implementation at a time: each is asked
+    even when another denied or failed. The call proceeds under the most restrictive of the
+    guard's own policy and every answer (``deny`` > ``confirm`` > ``notify`` > ``auto``), so an
+    implementation can only tighten, never loosen. An implementation that raises, answers
+    anything but a decision or ``None``, or does not answer within the guard's time limit
+    counts as ``deny`` (an internal error, reported against its plugin), never as ``auto``.
+
+    Args:
+        thinker: The thinker whose model made the call (``None`` for a call from outside any
+            thinker).
+        provider: The called tool's provider: its ``name``, ``source``, ``risk``,
+            ``risk_declared`` and ``read_only`` are what to decide on.
+        arguments: The call's input as validated against the published schema (read-only:
+            do not change it). It may carry secrets: never log or echo it.
+
+    Returns:
+        A `Decision`, or exactly one of ``"auto"``, ``"notify"``, ``"confirm"``, ``"deny"``;
+        or ``None`` for no opinion.
     """
 
 

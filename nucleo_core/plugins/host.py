@@ -7,7 +7,7 @@ import importlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar, final
 
@@ -24,6 +24,7 @@ from nucleo_core.plugins._selection import (
 from nucleo_core.plugins._validation import (
     TOOLS_EXPECTED,
     WrongType,
+    decision_from,
     names_from,
     sources_from,
     tools_from,
@@ -32,6 +33,7 @@ from nucleo_core.plugins._validation import (
 from nucleo_core.plugins.contributions import (
     ContributedSource,
     ContributedTool,
+    HookDecision,
     HookVerdict,
     PackTool,
     SkillPackage,
@@ -574,6 +576,32 @@ class PluginHost:
         """Whether any loaded plugin implements ``hook`` (callers skip work when none does)."""
         caller: pluggy.HookCaller = getattr(self._manager.hook, hook)
         return bool(caller.get_hookimpls())
+
+    def implementers(self, hook: str) -> tuple[str, ...]:
+        """The plugin names implementing ``hook``, in the order the host calls them."""
+        return tuple(impl.plugin_name for impl in self._implementations(hook, None))
+
+    def permission(
+        self, thinker: Any, provider: Any, arguments: Mapping[str, Any]
+    ) -> Iterator[HookDecision]:
+        """Ask the ``nucleo_permission`` implementations about one call, as the caller iterates.
+
+        Each implementation is asked only when the next answer is taken, in `implementers`
+        order, so a caller that stops waiting (the guard's time limit) knows which one it was
+        waiting for. Every implementation is asked even after one denied or failed; a failure
+        (it raised, or answered something other than a decision or ``None``) is a
+        `HookDecision` with an ``error`` and no decision, recorded against its plugin.
+        """
+        hook = "nucleo_permission"
+        asked = {"thinker": thinker, "provider": provider, "arguments": arguments}
+        for impl in self._implementations(hook, None):
+            decision, error = self._ask(impl, hook, asked, decision_from)
+            yield HookDecision(
+                plugin=impl.plugin_name,
+                distribution=self._distribution_of(impl.plugin_name),
+                decision=decision,
+                error=error,
+            )
 
     def withheld(self, thinker: Any, catalog: Sequence[str]) -> set[str]:
         """The names of ``catalog`` that some ``nucleo_reconcile_catalog`` withholds this turn.

@@ -1,4 +1,11 @@
-"""`RiskGuard`: the ``nucleo_admit_tool`` implementation that enforces a `RiskLimit`."""
+"""`RiskGuard`: enforces a `RiskLimit` at admission and at every call.
+
+At admission (``nucleo_admit_tool``) a tool above the limit is refused, so the model is not
+granted what it could never call; at every call (``nucleo_permission``, over nucleo's
+permission guard) it is denied, which also covers the tools a thinker holds from the start.
+Below the limit the plugin has no opinion at the call: nucleo's own policy decides (low
+``auto``, medium ``notify``, high ``confirm``), and the most restrictive answer wins.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import threading
 from typing import Any, final
 
 from nucleo_core import ToolProvider, Verdict, hookimpl
+from nucleo_core.guard import Decision, is_meta_tool
 from nucleo_guard_risk.config import RiskLimit, risk_rank
 
 __all__ = ["RiskGuard"]
@@ -19,7 +27,9 @@ class RiskGuard:
     The hub asks it about every tool a model requests through ``request_tools``. A tool within
     the limit is granted (the grant and its reason go on the admission record); a tool above
     it is refused with a reason the model reads; a thinker the limit does not apply to gets
-    no opinion. Tools a thinker holds from the start are not requested, so not checked.
+    no opinion. The permission guard asks it about every call, whatever the tool's origin
+    (held from the start, system-wide, added, granted, MCP): a call above the limit is
+    denied, any other gets no opinion.
 
     Without a ``limit``, the configuration is read at the first check (`RiskLimit.discover`,
     from the working directory) and kept for the life of the guard. A malformed configuration
@@ -56,15 +66,36 @@ class RiskGuard:
                 self._limit = RiskLimit.discover(self._start)
             return self._limit
 
-    @hookimpl
-    def nucleo_admit_tool(self, thinker: Any, provider: ToolProvider) -> Verdict | None:
-        """Grant ``provider`` to ``thinker`` if its declared risk is within the limit."""
+    def _above_limit(self, thinker: Any, provider: ToolProvider) -> bool | None:
+        """Whether ``provider`` is above the limit; ``None`` when ``thinker`` is not guarded."""
         limit = self.limit()
         if not limit.guards(type(thinker)):
             return None
+        return risk_rank(provider.risk) > risk_rank(limit.max_risk)
+
+    # It names no ``arguments``: the limit is on the tool's declared risk, never on its input.
+    @hookimpl
+    def nucleo_permission(self, thinker: Any, provider: ToolProvider) -> Decision | None:
+        """Deny a call of a tool above the limit; no opinion on any other call.
+
+        nucleo's meta-tools and ``sub_thinker`` get no opinion (``sub_thinker`` is declared
+        high risk for what it leads to): they are judged by what they lead to, and every call
+        a sub-thinker makes is asked about here in turn.
+        """
+        if is_meta_tool(provider):
+            return None
+        return Decision.DENY if self._above_limit(thinker, provider) else None
+
+    @hookimpl
+    def nucleo_admit_tool(self, thinker: Any, provider: ToolProvider) -> Verdict | None:
+        """Grant ``provider`` to ``thinker`` if its declared risk is within the limit."""
+        above = self._above_limit(thinker, provider)
+        if above is None:
+            return None
+        limit = self.limit()
         risk = provider.risk
         allowed = f"tools of {limit.max_risk.value} risk or lower"
-        if risk_rank(risk) <= risk_rank(limit.max_risk):
+        if not above:
             return Verdict.grant(
                 f"declared {risk.value} risk, within {allowed} (limit from {limit.origin})"
             )
