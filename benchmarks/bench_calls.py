@@ -1,55 +1,86 @@
-"""Section (c): one validated tool call, from the JSON text a model sends to the result.
+"""Section (c): one tool call, from the JSON text a model sends to the result the model reads.
 
 The tool is ``async def add(a: int, b: int) -> int`` and the model sends ``{"a": 1, "b": 2}``.
-Each call path validates that text against the tool's parameters and awaits the function;
-each runs its own tight loop of N calls inside one ``asyncio.run``, so the loop's overhead is
-the framework's own. Paths:
+Judged: each framework's **full call path** for one call, the same work on every side: decode
+the arguments, resolve the tool by name, validate the input, run the function, and produce the
+result the framework hands back to the model. Paths:
 
-* nucleo: ``provider.parse_input(text)`` then ``await run_tool(instance, parsed)``, with the
-  instance built once by ``provider.create(None)`` before the loop (a function tool instance
-  holds no per-call state), and again with ``create`` inside the loop;
-* langchain-core: ``await tool.ainvoke(json.loads(text))`` (langchain takes a dict; the
-  function is a coroutine, so ``ainvoke`` is its call path: ``invoke`` refuses coroutines);
-* openai-agents: ``await tool.on_invoke_tool(ToolContext(...), text)``, with a ``ToolContext``
-  built per call as the SDK's runner does;
-* pydantic-ai-slim: ``tool.args_validator.validate_json(text)`` then
-  ``await toolset.call_tool(...)``, the public toolset API an agent's ``ToolManager`` calls
-  (the fastest public path); and ``ToolManager.handle_call``, the agent's full dispatch, shown
-  for context.
+* nucleo (judged): the thinker's own path, through public classes: the adapter's
+  ``json.loads`` of the arguments into a ``ToolUseBlock``, ``ThinkingResponseHandler.handle``
+  (name resolved against the thinker's registry, input parsed), ``ToolExecutor.prepare(...,
+  check=partial(call_door, thinker))`` and ``await execution.run()`` (the call door, the
+  executor's task, timeout and concurrency cap, output rendering), then
+  ``report().results_message()``;
+* pydantic-ai-slim (judged): ``await ToolManager.handle_call(ToolCallPart(name, text))``, the
+  agent's full dispatch (its toolset prepared for the run step before the loop);
+* openai-agents (judged): ``await tool.on_invoke_tool(ToolContext(...), text)`` with a
+  ``ToolContext`` built per call, as the SDK's runner does;
+* langchain-core (judged): ``await tool.ainvoke({"type": "tool_call", "args":
+  json.loads(text), ...})``, which returns the ``ToolMessage`` a model reads.
+
+Printed, not judged (they cover less work: no name resolution, no door, no executor, no
+result rendering): nucleo's ``provider.parse_input`` + ``run_tool``, and pydantic-ai's
+``args_validator.validate_json`` + ``toolset.call_tool``.
+
+Each path runs a tight loop of N calls inside one ``asyncio.run``; every path runs once per
+round, in a rotating order, GC enabled; verdicts on the median round (speed-ups on the
+per-round ratios). A cProfile of nucleo's full path is printed by module and by function, to
+show where its time goes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import cProfile
+import io
 import json
 import logging
+import pstats
 import re
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from bench_harness import (
-    Outcome,
     Samples,
-    Unavailable,
     Verdict,
     fmt_ratio,
     fmt_time,
-    gc_paused,
+    judge_at_least,
+    judge_at_most,
+    judge_check,
+    not_judged,
     print_failure,
     print_heading,
     print_table,
     print_unavailable,
+    print_work,
+    ratios,
+    settled,
     short_error,
+    unavailable,
 )
 
 __all__ = ["run_calls_section"]
 
 VALID_CALL = '{"a": 1, "b": 2}'
 INVALID_CALL = '{"a": "seven", "b": 3}'
-CALL_TARGET = 10e-6
+#: Targets of the issue (medians): nucleo's full path for one call within this long, and not
+#: slower than the fastest peer's full path.
+CALL_TARGET = 15e-6
+VERSUS_PEER_TARGET = 1.0
+#: Profile rows printed for nucleo's full path.
+_PROFILE_ROWS = 18
+
+#: The work every judged path does for one call.
+WORK = (
+    "one call of async add(a, b) from the model's JSON arguments: decode, resolve the tool by "
+    "name, validate, run, produce the result the model reads"
+)
 
 
 class CallPath(Protocol):
@@ -57,8 +88,10 @@ class CallPath(Protocol):
 
     label: str
     what: str
-    #: Whether the path is nucleo's (judged) rather than a peer's (compared against).
+    #: Whether the path is nucleo's rather than a peer's.
     nucleo: bool
+    #: Whether the path is a framework's full call path (judged) or covers less (printed).
+    full: bool
 
     async def calls(self, text: str, count: int) -> object:
         """Run ``count`` validated calls with ``text`` as input; return the last result."""
@@ -79,16 +112,89 @@ def _make_add() -> Callable[..., Any]:
     return add
 
 
+class NucleoFullCall:
+    """nucleo's thinker path: decode, handler, call door, executor, the results message."""
+
+    label = "nucleo-core"
+    what = (
+        "json.loads -> ToolUseBlock; handler.handle(response); executor.prepare(calls, "
+        "check=partial(call_door, thinker)); await execution.run(); report().results_message()"
+    )
+    nucleo = True
+    full = True
+
+    def __init__(self) -> None:
+        from nucleo_core import ThinkerBase, ToolHub, tool
+        from nucleo_core.hub.call_door import call_door
+        from nucleo_core.models import ModelResponse, ToolUseBlock
+        from nucleo_core.thinking import ThinkingResponseHandler
+        from nucleo_core.thinking.execution import ExecutionPolicy, ToolExecutor
+
+        add = tool(read_only=True, risk="low")(_make_add())
+
+        class Adder(ThinkerBase):
+            @classmethod
+            def declare_default_tools(cls) -> list[Any]:
+                return [add]
+
+        self._thinker = thinker = Adder(hub=ToolHub())
+        thinker.reconcile_tool_registry()
+        self._handler = ThinkingResponseHandler(str, tools=thinker.registry)
+        self._executor = ToolExecutor()
+        self._policy = ExecutionPolicy()
+        self._check = partial(call_door, thinker)
+        self._response_type = ModelResponse
+        self._block_type = ToolUseBlock
+
+    async def _one(self, text: str) -> Any:
+        # What a provider adapter does with the arguments the model sent (OpenAI sends text).
+        block = self._block_type(id="call_0", name="add", input=json.loads(text))
+        response = self._response_type(content=(block,), stop_reason="tool_use")
+        handled = self._handler.handle(response)
+        thinker = self._thinker
+        execution = self._executor.prepare(
+            handled.tool_calls,
+            check=self._check,
+            parent=thinker,
+            policy=self._policy,
+            registry=thinker.registry,
+        )
+        await execution.run()
+        return execution.report().results_message()
+
+    async def calls(self, text: str, count: int) -> object:
+        """The tight loop; returns the last result's text."""
+        one = self._one
+        message: Any = None
+        for _ in range(count):
+            message = await one(text)
+        return _result_text(message)
+
+    async def reject(self, text: str) -> str:
+        """The text of the error result the model reads."""
+        return str(_result_text(await self._one(text)))
+
+
+def _result_text(message: Any) -> Any:
+    (block,) = message.content
+    content = block.content
+    text = content if isinstance(content, str) else "".join(part.text for part in content)
+    return int(text) if text.isdigit() else text
+
+
 class NucleoCall:
-    """nucleo: ``parse_input`` then ``run_tool``; the instance made once, or per call."""
+    """nucleo, less work: ``parse_input`` then ``run_tool``; the instance made once."""
 
     nucleo = True
+    full = False
 
     def __init__(self, *, create_per_call: bool) -> None:
         import nucleo_core
 
         self._create_per_call = create_per_call
-        self.label = "nucleo-core" + (" (create per call)" if create_per_call else "")
+        self.label = "nucleo-core parse_input + run_tool" + (
+            " (create per call)" if create_per_call else ""
+        )
         self.what = (
             "run_tool(provider.create(None), provider.parse_input(text))"
             if create_per_call
@@ -127,11 +233,12 @@ class NucleoCall:
 
 
 class LangchainCall:
-    """langchain-core: ``await tool.ainvoke(json.loads(text))``."""
+    """langchain-core: ``await tool.ainvoke(tool_call)``, which returns a ``ToolMessage``."""
 
     label = "langchain-core"
-    what = "await tool.ainvoke(json.loads(text))"
+    what = 'await tool.ainvoke({"type": "tool_call", "name", "args": json.loads(text), "id"})'
     nucleo = False
+    full = True
 
     def __init__(self) -> None:
         from langchain_core.tools import tool
@@ -142,10 +249,11 @@ class LangchainCall:
         """The tight loop."""
         ainvoke = self._tool.ainvoke
         loads = json.loads
-        result: object = None
+        result: Any = None
         for _ in range(count):
-            result = await ainvoke(loads(text))
-        return result
+            call = {"type": "tool_call", "name": "add", "args": loads(text), "id": "call_0"}
+            result = await ainvoke(call)
+        return int(result.content)
 
     async def reject(self, text: str) -> str:
         """The validation error langchain raises."""
@@ -162,6 +270,7 @@ class OpenAIAgentsCall:
     label = "openai-agents"
     what = "await tool.on_invoke_tool(ToolContext(None, tool_name=, tool_call_id=, ...), text)"
     nucleo = False
+    full = True
 
     def __init__(self) -> None:
         from agents import function_tool
@@ -197,11 +306,12 @@ class OpenAIAgentsCall:
 
 
 class PydanticAIValidatedCall:
-    """pydantic-ai-slim: ``args_validator.validate_json`` then ``toolset.call_tool``."""
+    """pydantic-ai-slim, less work: ``args_validator.validate_json`` then ``call_tool``."""
 
-    label = "pydantic-ai-slim"
+    label = "pydantic-ai-slim validate + call_tool"
     what = "await toolset.call_tool(name, tool.args_validator.validate_json(text), ctx, tool)"
     nucleo = False
+    full = False
 
     def __init__(self) -> None:
         from pydantic_ai import FunctionToolset, RunContext
@@ -242,9 +352,10 @@ class PydanticAIValidatedCall:
 class PydanticAIManagedCall:
     """pydantic-ai-slim's full dispatch: ``ToolManager.handle_call(ToolCallPart(...))``."""
 
-    label = "pydantic-ai-slim (ToolManager)"
+    label = "pydantic-ai-slim"
     what = "await tool_manager.handle_call(ToolCallPart('add', text, tool_call_id=...))"
     nucleo = False
+    full = True
 
     def __init__(self) -> None:
         from pydantic_ai import FunctionToolset, RunContext
@@ -290,12 +401,12 @@ def _quiet(logger_name: str) -> Iterator[None]:
 
 
 _PATHS: tuple[tuple[str, Callable[[], CallPath]], ...] = (
-    ("nucleo-core", lambda: NucleoCall(create_per_call=False)),
-    ("nucleo-core (create per call)", lambda: NucleoCall(create_per_call=True)),
+    ("nucleo-core", NucleoFullCall),
     ("langchain-core", LangchainCall),
     ("openai-agents", OpenAIAgentsCall),
-    ("pydantic-ai-slim", PydanticAIValidatedCall),
-    ("pydantic-ai-slim (ToolManager)", PydanticAIManagedCall),
+    ("pydantic-ai-slim", PydanticAIManagedCall),
+    ("nucleo-core parse_input + run_tool", lambda: NucleoCall(create_per_call=False)),
+    ("pydantic-ai-slim validate + call_tool", PydanticAIValidatedCall),
 )
 
 
@@ -307,19 +418,27 @@ class CallResult:
         label: The path.
         what: What one call runs.
         nucleo: Whether it is nucleo's path.
-        outcome: The samples, or why there are none.
+        full: Whether it is the framework's full call path (judged).
+        rounds: Per-call seconds of each round.
+        unavailable: Why the path has no figures.
         rejection: What the path answered to the invalid input.
     """
 
     label: str
     what: str
     nucleo: bool
-    outcome: Outcome
+    full: bool
+    rounds: list[float]
+    unavailable: str | None = None
     rejection: str = ""
+
+    @property
+    def samples(self) -> Samples:
+        return Samples(tuple(self.rounds))
 
 
 async def _timed_calls(path: CallPath, text: str, count: int) -> float:
-    with gc_paused():
+    with settled():
         start = time.perf_counter()
         await path.calls(text, count)
         elapsed = time.perf_counter() - start
@@ -328,14 +447,17 @@ async def _timed_calls(path: CallPath, text: str, count: int) -> float:
 
 def run_calls_section(count: int, rounds: int) -> list[Verdict]:
     """Measure (c) for every call path, print the tables, return the verdicts."""
-    print_heading("(c) A validated call of async add(a: int, b: int) -> int from JSON text")
+    print_heading("(c) One tool call of async add(a: int, b: int) -> int, from JSON text")
     print(
-        f"Input {VALID_CALL!r}; {rounds} timed rounds of {count:,} calls per path (after one "
-        "warm-up round); each round is one asyncio.run around the path's own loop."
+        f"Input {VALID_CALL!r}; {rounds} rounds of {count:,} calls per path (after one warm-up "
+        "round); each round runs every path once, in a rotating order, each in its own "
+        "asyncio.run; GC enabled."
     )
+    print_work("(c) judged", WORK)
     paths: dict[str, CallPath] = {}
     results: dict[str, CallResult] = {}
     for label, factory in _PATHS:
+        is_nucleo = label.startswith("nucleo")
         try:
             path = factory()
             value = asyncio.run(path.calls(VALID_CALL, 1))
@@ -343,15 +465,13 @@ def run_calls_section(count: int, rounds: int) -> list[Verdict]:
                 raise AssertionError(f"add(1, 2) returned {value!r}")
             rejection = asyncio.run(path.reject(INVALID_CALL))
         except Exception as exc:
-            is_nucleo = label.startswith("nucleo")
-            results[label] = CallResult(label, "", is_nucleo, Unavailable(short_error(exc)))
-            if label.startswith("nucleo"):
+            results[label] = CallResult(label, "", is_nucleo, True, [], short_error(exc))
+            if is_nucleo:
                 print_failure(f"setting up {label}", exc)
             continue
         paths[label] = path
-        results[label] = CallResult(label, path.what, path.nucleo, Samples(()), rejection)
+        results[label] = CallResult(label, path.what, path.nucleo, path.full, [], None, rejection)
 
-    samples: dict[str, list[float]] = {label: [] for label in paths}
     for round_index in range(rounds + 1):
         labels = list(paths)
         shift = round_index % max(len(labels), 1)
@@ -360,47 +480,102 @@ def run_calls_section(count: int, rounds: int) -> list[Verdict]:
             try:
                 per_call = asyncio.run(_timed_calls(paths[label], VALID_CALL, size))
             except Exception as exc:
-                results[label].outcome = Unavailable(short_error(exc))
+                results[label].unavailable = short_error(exc)
                 del paths[label]
                 continue
             if round_index:
-                samples[label].append(per_call)
-    for label in paths:
-        results[label].outcome = Samples(tuple(samples[label]))
+                results[label].rounds.append(per_call)
 
     _print_results(results)
+    nucleo = paths.get("nucleo-core")
+    if isinstance(nucleo, NucleoFullCall):
+        _print_profile(nucleo, count)
     return _verdicts(results)
 
 
 def _print_results(results: dict[str, CallResult]) -> None:
-    nucleo = results["nucleo-core"].outcome
+    nucleo = results["nucleo-core"]
     rows: list[list[str]] = []
     missing: dict[str, str] = {}
     for result in results.values():
-        outcome = result.outcome
-        if isinstance(outcome, Unavailable):
+        if result.unavailable is not None:
             rows.append([result.label, "unavailable (below)"])
-            missing[result.label] = outcome.reason
+            missing[result.label] = result.unavailable
             continue
+        samples = result.samples
         ratio = "-"
-        if isinstance(nucleo, Samples) and not result.nucleo:
-            ratio = fmt_ratio(outcome.best / nucleo.best)
+        if nucleo.unavailable is None and not result.nucleo:
+            ratio = fmt_ratio(ratios(samples, nucleo.samples).median)
         rows.append(
-            [result.label, fmt_time(outcome.best), fmt_time(outcome.median), ratio, result.what]
+            [
+                result.label,
+                "judged" if result.full else "not judged (less work)",
+                fmt_time(samples.median),
+                f"{fmt_time(samples.min)}-{fmt_time(samples.max)}",
+                ratio,
+                result.what,
+            ]
         )
-    rows = [row + [""] * (5 - len(row)) for row in rows]
     print()
-    print_table(["path", "per call (best)", "median", "peer / nucleo", "one call runs"], rows)
+    print_table(
+        ["path", "", "per call (median)", "min-max", "peer / nucleo full", "one call runs"], rows
+    )
     print_unavailable(missing)
 
     print(f"\nInvalid call {INVALID_CALL!r}: what each path answers")
     for result in results.values():
-        if isinstance(result.outcome, Unavailable) or not result.rejection:
+        if result.unavailable is not None or not result.rejection:
             continue
         echoes = "echoes the value" if "seven" in result.rejection else "does not echo the value"
         print(f"  {result.label} ({echoes}):")
         for line in result.rejection.splitlines()[:6]:
             print(f"      {line}")
+
+
+def _print_profile(path: NucleoFullCall, count: int) -> None:
+    """Where nucleo's full path spends its time: own time by module, then the top functions."""
+    profiler = cProfile.Profile()
+
+    async def loop() -> None:
+        profiler.enable()
+        await path.calls(VALID_CALL, count)
+        profiler.disable()
+
+    asyncio.run(loop())
+    stats = pstats.Stats(profiler)
+    by_area: dict[str, float] = defaultdict(float)
+    total = 0.0
+    for (filename, _, _), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        total += own
+        by_area[_area(filename)] += own
+    print(
+        f"\nWhere nucleo's full path spends its time (cProfile of {count:,} calls; own time, "
+        "profiler overhead included):"
+    )
+    for area, own in sorted(by_area.items(), key=lambda item: -item[1]):
+        print(f"  {own / total:6.1%}  {area}")
+    stream = io.StringIO()
+    pstats.Stats(profiler, stream=stream).strip_dirs().sort_stats("tottime").print_stats(
+        _PROFILE_ROWS
+    )
+    lines = stream.getvalue().splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    print("\n".join(line for line in lines[start:] if line.strip()))
+
+
+def _area(filename: str) -> str:
+    match = re.search(r"nucleo_core/([a-z_]+)/([a-z_]+)\.py$", filename.replace("\\", "/"))
+    if match:
+        return f"nucleo_core/{match.group(1)}/{match.group(2)}.py"
+    if "nucleo_core" in filename:
+        return "nucleo_core (other)"
+    if "asyncio" in filename:
+        return "asyncio"
+    if "pydantic" in filename:
+        return "pydantic"
+    if filename.startswith("~") or filename == "<built-in>":
+        return "builtins (C)"
+    return "other: " + filename.rsplit("/", 1)[-1]
 
 
 def _rejection_verdict(result: CallResult) -> Verdict:
@@ -415,8 +590,9 @@ def _rejection_verdict(result: CallResult) -> Verdict:
         f"names 'a': {'yes' if names_field else 'NO'}; says integer: "
         f"{'yes' if names_type else 'NO'}; contains 'seven': {'YES' if echoes else 'no'}"
     )
-    return Verdict(
+    return judge_check(
         "(c) invalid call rejected naming a and integer, without the value",
+        f"the error result of a call with {INVALID_CALL!r} through the full path",
         repr(" ".join(message.split())[:160]),
         "names a + integer, no 'seven'",
         passed,
@@ -425,49 +601,44 @@ def _rejection_verdict(result: CallResult) -> Verdict:
 
 
 def _verdicts(results: dict[str, CallResult]) -> list[Verdict]:
+    nucleo = results["nucleo-core"]
+    key = "(c) nucleo full call path, one call"
+    versus = "(c) nucleo full call path vs fastest peer's full path"
+    if nucleo.unavailable is not None:
+        return [
+            unavailable(key, WORK, nucleo.unavailable, nucleo_failed=True),
+            unavailable(versus, WORK, nucleo.unavailable, nucleo_failed=True),
+        ]
+    verdicts = [judge_at_most(key, WORK, nucleo.samples, CALL_TARGET)]
     peers = {
-        label: result.outcome
+        label: result.samples
         for label, result in results.items()
-        if not result.nucleo and isinstance(result.outcome, Samples)
+        if not result.nucleo and result.full and result.unavailable is None
     }
-    fastest_label = min(peers, key=lambda label: peers[label].best) if peers else None
-    verdicts: list[Verdict] = []
-    for label, key in (
-        ("nucleo-core", "(c) nucleo validated call, instance created once"),
-        ("nucleo-core (create per call)", "(c) nucleo validated call, create per call"),
-    ):
-        result = results[label]
-        outcome = result.outcome
-        if isinstance(outcome, Unavailable):
-            verdicts.append(Verdict(key, "not measured", "-", False, outcome.reason))
-            continue
-        per_call = outcome.best
+    if not peers:
+        verdicts.append(unavailable(versus, WORK, "no peer available"))
+    else:
+        fastest = min(peers, key=lambda label: peers[label].median)
         verdicts.append(
-            Verdict(
-                key,
-                fmt_time(per_call),
-                f"< {fmt_time(CALL_TARGET)}",
-                per_call < CALL_TARGET,
-                f"median {fmt_time(outcome.median)}",
+            judge_at_least(
+                versus,
+                WORK,
+                ratios(peers[fastest], nucleo.samples),
+                VERSUS_PEER_TARGET,
+                note=f"fastest peer {fastest} {fmt_time(peers[fastest].median)} vs nucleo "
+                f"{fmt_time(nucleo.samples.median)} (medians)",
             )
         )
-        if fastest_label is None:
-            verdicts.append(Verdict(f"{key} vs peers", "-", "faster", None, "no peer"))
-        else:
-            fastest = peers[fastest_label].best
-            verdicts.append(
-                Verdict(
-                    f"{key}: vs fastest validating peer",
-                    f"{fmt_time(per_call)} vs {fmt_time(fastest)} "
-                    f"({fmt_ratio(fastest / per_call)})",
-                    "faster",
-                    per_call < fastest,
-                    f"fastest peer: {fastest_label}",
-                )
+    verdicts.append(_rejection_verdict(nucleo))
+    for label, result in results.items():
+        if result.full or result.unavailable is not None:
+            continue
+        verdicts.append(
+            not_judged(
+                f"(c) {label}",
+                result.what,
+                result.samples.text(),
+                "covers less work: no name resolution, call door, executor or result rendering",
             )
-    nucleo = results["nucleo-core"]
-    if isinstance(nucleo.outcome, Unavailable):
-        verdicts.append(Verdict("(c) invalid call", "not measured", "-", False))
-    else:
-        verdicts.append(_rejection_verdict(nucleo))
+        )
     return verdicts

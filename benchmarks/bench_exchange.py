@@ -18,7 +18,15 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal
 
-from bench_harness import Samples, Verdict, fmt_time, gc_paused, print_heading, print_table
+from bench_harness import (
+    Samples,
+    Verdict,
+    fmt_time,
+    judge_at_most,
+    print_heading,
+    print_table,
+    settled,
+)
 
 __all__ = ["run_exchange_section"]
 
@@ -79,7 +87,7 @@ def _time_loop(factory: Callable[[], Coroutine[Any, Any, Any]], count: int) -> f
             await factory()
         return (time.perf_counter() - started) / count
 
-    with gc_paused():
+    with settled():
         return asyncio.run(loop())
 
 
@@ -120,30 +128,28 @@ def run_exchange_section(count: int, rounds: int) -> list[Verdict]:
             model_costs.append(_time_loop(model_only, count))
             model.requests.clear()
         total, model_cost = Samples(tuple(totals)), Samples(tuple(model_costs))
-        net = Samples(tuple(t - m for t, m in zip(totals, model_costs, strict=True)))
+        net = total - model_cost
         rows.append(
             [
                 label,
-                fmt_time(total.best),
-                fmt_time(model_cost.best),
-                fmt_time(net.best),
+                fmt_time(total.median),
+                fmt_time(model_cost.median),
                 fmt_time(net.median),
+                f"{fmt_time(net.min)}-{fmt_time(net.max)}",
             ]
         )
         verdicts.append(
-            Verdict(
-                key=f"(e) LLMCall overhead, {label}, 20-tool palette",
-                figure=fmt_time(net.best),
-                target=f"< {fmt_time(EXCHANGE_TARGET)}",
-                passed=net.best < EXCHANGE_TARGET,
-                note=(
-                    f"median {fmt_time(net.median)}; "
-                    f"scripted model alone {fmt_time(model_cost.best)}"
-                ),
+            judge_at_most(
+                f"(e) LLMCall overhead, {label}, 20-tool palette",
+                f"one LLMCall exchange answering {label}, 20-tool palette, minus the scripted "
+                "model alone",
+                net,
+                EXCHANGE_TARGET,
+                note=f"scripted model alone {fmt_time(model_cost.median)}",
             )
         )
     print(f"{rounds} timed rounds of {count} exchanges per answer, after a warm-up.\n")
     print_table(
-        ["answer", "exchange (best)", "model alone", "overhead (best)", "overhead (median)"], rows
+        ["answer", "exchange (median)", "model alone", "overhead (median)", "min-max"], rows
     )
     return verdicts

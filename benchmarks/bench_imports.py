@@ -25,13 +25,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench_harness import (
+    Samples,
     Unavailable,
     Verdict,
     fmt_ratio,
     fmt_time,
+    judge_at_least,
+    judge_at_most,
     print_heading,
     print_table,
     print_unavailable,
+    print_work,
+    ratios,
+    unavailable,
 )
 
 __all__ = ["run_imports_section"]
@@ -60,15 +66,15 @@ class ImportResult:
     Attributes:
         label: The framework.
         module: The module imported.
-        wall: Best wall time minus the baseline's, or why it is missing.
-        importtime: Best ``-X importtime`` self-time total minus the baseline's.
+        wall: Each run's wall time minus the baseline's of the same round, or why it is missing.
+        importtime: Each run's ``-X importtime`` self-time total minus the baseline's.
         modules: How many modules the import added to ``sys.modules``.
     """
 
     label: str
     module: str
-    wall: float | Unavailable
-    importtime: float | Unavailable
+    wall: Samples | Unavailable
+    importtime: Samples | Unavailable
     modules: int | None = None
 
 
@@ -147,6 +153,7 @@ def _nucleo_heavy_imports(workdir: str) -> str:
 def run_imports_section(runs: int) -> list[Verdict]:
     """Measure (d) for every module, print the table, return the verdicts."""
     print_heading("(d) import cost in a fresh interpreter")
+    print_work("(d) judged", _WORK)
     print(
         f"Interpreter: {sys.executable}\nwall = best of {runs} runs of python -c 'import X' minus "
         f"best of {runs} runs of python -c 'pass'; -X importtime = sum of self times, best of "
@@ -181,7 +188,9 @@ def _measure(runs: int, workdir: str) -> list[ImportResult]:
             results[label] = ImportResult(label, module, failed, failed)
             continue
         codes[label] = code
-        results[label] = ImportResult(label, module, 0.0, 0.0, _module_count(module, workdir))
+        results[label] = ImportResult(
+            label, module, Unavailable(""), Unavailable(""), _module_count(module, workdir)
+        )
 
     _wall("pass", workdir)
     wall: dict[str, list[float]] = {label: [] for label in [*codes, "baseline"]}
@@ -190,20 +199,22 @@ def _measure(runs: int, workdir: str) -> list[ImportResult]:
         for label, code in [*codes.items(), ("baseline", "pass")]:
             wall[label].append(_wall(code, workdir))
             importtime[label].append(_importtime(code, workdir))
-    base_wall = min(wall["baseline"])
-    base_importtime = min(importtime["baseline"])
+    base_wall = Samples(tuple(wall["baseline"]))
+    base_importtime = Samples(tuple(importtime["baseline"]))
     for label in codes:
-        results[label].wall = min(wall[label]) - base_wall
-        results[label].importtime = min(importtime[label]) - base_importtime
+        results[label].wall = Samples(tuple(wall[label])) - base_wall
+        results[label].importtime = Samples(tuple(importtime[label])) - base_importtime
     print(
-        f"Baseline (python -c pass): wall {fmt_time(base_wall)}, "
-        f"-X importtime {fmt_time(base_importtime)}"
+        f"Baseline (python -c pass): wall {fmt_time(base_wall.median)}, "
+        f"-X importtime {fmt_time(base_importtime.median)} (medians)"
     )
     return list(results.values())
 
 
-def _figure(value: float | Unavailable) -> str:
-    return "unavailable (below)" if isinstance(value, Unavailable) else fmt_time(value)
+def _figure(value: Samples | Unavailable) -> str:
+    if isinstance(value, Unavailable):
+        return "unavailable (below)"
+    return f"{fmt_time(value.median)} ({fmt_time(value.min)}-{fmt_time(value.max)})"
 
 
 def _print_results(results: Sequence[ImportResult]) -> None:
@@ -213,11 +224,11 @@ def _print_results(results: Sequence[ImportResult]) -> None:
         ratio = "-"
         if (
             result is not nucleo
-            and isinstance(result.wall, float)
-            and isinstance(nucleo.wall, float)
-            and nucleo.wall > 0
+            and isinstance(result.wall, Samples)
+            and isinstance(nucleo.wall, Samples)
+            and nucleo.wall.min > 0
         ):
-            ratio = fmt_ratio(result.wall / nucleo.wall)
+            ratio = fmt_ratio(ratios(result.wall, nucleo.wall).median)
         rows.append(
             [
                 result.label,
@@ -230,7 +241,14 @@ def _print_results(results: Sequence[ImportResult]) -> None:
         )
     print()
     print_table(
-        ["framework", "statement", "wall (net)", "-X importtime (net)", "modules", "x nucleo"],
+        [
+            "framework",
+            "statement",
+            "wall (net, median)",
+            "-X importtime (net)",
+            "modules",
+            "x nucleo",
+        ],
         rows,
     )
     print_unavailable(
@@ -242,33 +260,38 @@ def _print_results(results: Sequence[ImportResult]) -> None:
     )
 
 
+_WORK = "a fresh interpreter importing the package, net of `python -c pass` of the same round"
+
+
 def _verdicts(results: Sequence[ImportResult]) -> list[Verdict]:
     nucleo = results[0]
     llm = next(result for result in results if result.label == "llm")
-    if not isinstance(nucleo.wall, float) or not isinstance(nucleo.importtime, float):
+    key = "(d) import nucleo_core (wall, net of start-up)"
+    lighter = "(d) import nucleo_core lighter than import llm (wall, per-run ratio llm / nucleo)"
+    if not isinstance(nucleo.wall, Samples) or not isinstance(nucleo.importtime, Samples):
         reason = nucleo.wall.reason if isinstance(nucleo.wall, Unavailable) else ""
-        return [Verdict("(d) import nucleo_core", "not measured", "-", False, reason)]
+        return [unavailable(key, _WORK, reason, nucleo_failed=True)]
     verdicts = [
-        Verdict(
-            "(d) import nucleo_core (wall, net of start-up)",
-            fmt_time(nucleo.wall),
-            f"< {fmt_time(IMPORT_TARGET)}",
-            nucleo.wall < IMPORT_TARGET,
-            f"-X importtime {fmt_time(nucleo.importtime)}",
+        judge_at_most(
+            key,
+            "a fresh interpreter running `import nucleo_core`, net of start-up",
+            nucleo.wall,
+            IMPORT_TARGET,
+            note=f"-X importtime {fmt_time(nucleo.importtime.median)}",
         )
     ]
-    if not isinstance(llm.wall, float) or not isinstance(llm.importtime, float):
+    if not isinstance(llm.wall, Samples) or not isinstance(llm.importtime, Samples):
         reason = llm.wall.reason if isinstance(llm.wall, Unavailable) else ""
-        verdicts.append(Verdict("(d) lighter than import llm", "-", "lighter", None, reason))
+        verdicts.append(unavailable(lighter, _WORK, reason))
         return verdicts
-    lighter = nucleo.wall < llm.wall and nucleo.importtime < llm.importtime
     verdicts.append(
-        Verdict(
-            "(d) import nucleo_core lighter than import llm",
-            f"wall {fmt_time(nucleo.wall)} vs {fmt_time(llm.wall)}; importtime "
-            f"{fmt_time(nucleo.importtime)} vs {fmt_time(llm.importtime)}",
-            "lighter on both",
+        judge_at_least(
             lighter,
+            _WORK,
+            ratios(llm.wall, nucleo.wall),
+            1.0,
+            note=f"-X importtime {fmt_time(nucleo.importtime.median)} vs "
+            f"{fmt_time(llm.importtime.median)} (medians)",
         )
     )
     return verdicts

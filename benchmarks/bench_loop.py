@@ -14,7 +14,7 @@ loop.
 palette, turn 1 calls two tools, turn 2 answers) on nucleo, pydantic-ai and the OpenAI Agents
 SDK, many runs in one event loop. A round times N runs of each framework (rotating order,
 collector paused), then N replays of its scripted model alone; the figure is the mean run of
-the round, minus the model's own cost; best and median of the rounds. The per-turn overhead is
+the round, minus the model's own cost; the median of the rounds is judged. The per-turn overhead is
 that figure over the run's 2 model turns.
 """
 
@@ -37,12 +37,16 @@ from bench_harness import (
     Verdict,
     fmt_ratio,
     fmt_time,
-    gc_paused,
+    judge_at_least,
+    judge_at_most,
     print_failure,
     print_heading,
     print_table,
     print_unavailable,
+    ratios,
+    settled,
     short_error,
+    unavailable,
 )
 from bench_loop_frameworks import (
     CALLS,
@@ -120,7 +124,7 @@ async def _measure_parallel(variant: _Variant, runs: int) -> _ParallelFigures:
             spans.clear()
             marks.clear()
             model.requests.clear()
-            with gc_paused():
+            with settled():
                 started = clock()
                 answer = await thinker.run("Run every job and report.")
                 elapsed = clock() - started
@@ -178,7 +182,9 @@ def run_parallel_tools_section(runs: int) -> list[Verdict]:
             print_failure(variant.label, exc)
             if variant.judged:
                 verdicts.append(
-                    Verdict(f"(h) {variant.label}", "not measured", "-", False, short_error(exc))
+                    unavailable(
+                        f"(h) {variant.label}", variant.label, short_error(exc), nucleo_failed=True
+                    )
                 )
             continue
         run, phase, span = (
@@ -187,45 +193,48 @@ def run_parallel_tools_section(runs: int) -> list[Verdict]:
         rows.append(
             [
                 variant.label,
-                fmt_time(run.best),
                 fmt_time(run.median),
-                fmt_time(phase.best),
+                f"{fmt_time(run.min)}-{fmt_time(run.max)}",
                 fmt_time(phase.median),
-                fmt_time(span.best),
-                f"{phase.best / TOOL_DELAY:.3f}x",
+                f"{fmt_time(phase.min)}-{fmt_time(phase.max)}",
+                fmt_time(span.median),
+                f"{phase.median / TOOL_DELAY:.3f}x",
             ]
         )
         if not variant.judged:
             continue
+        work = (
+            f"{TOOL_COUNT} tools of {fmt_time(TOOL_DELAY)} requested in one turn of a thinker "
+            f"({variant.label})"
+        )
         verdicts.append(
-            Verdict(
+            judge_at_most(
                 f"(h) {TOOL_COUNT} x {fmt_time(TOOL_DELAY)} {variant.label}: tool phase",
-                f"{fmt_time(phase.best)} ({phase.best / TOOL_DELAY:.3f}x)",
-                f"< {fmt_time(limit)} ({PARALLEL_FACTOR:.2f}x)",
-                phase.best < limit,
-                f"median {fmt_time(phase.median)}; tools' span {fmt_time(span.best)}; "
-                f"whole run {fmt_time(run.best)}",
+                work,
+                phase,
+                limit,
+                note=f"{PARALLEL_FACTOR:.2f}x one tool's delay; tools' span "
+                f"{fmt_time(span.median)}; whole run {fmt_time(run.median)}",
             )
         )
         if variant.asynchronous:  # the whole run too, for the async tools
             verdicts.append(
-                Verdict(
+                judge_at_most(
                     f"(h) {TOOL_COUNT} x {fmt_time(TOOL_DELAY)} {variant.label}: whole run",
-                    f"{fmt_time(run.best)} ({run.best / TOOL_DELAY:.3f}x)",
-                    f"< {fmt_time(limit)} ({PARALLEL_FACTOR:.2f}x)",
-                    run.best < limit,
-                    f"median {fmt_time(run.median)}; 2 model turns + the tool phase",
+                    work + ", whole run: 2 model turns + the tool phase",
+                    run,
+                    limit,
                 )
             )
     print()
     print_table(
         [
             "variant",
-            "whole run (best)",
-            "(median)",
-            "tool phase (best)",
-            "(median)",
-            "tools' span (best)",
+            "whole run (median)",
+            "min-max",
+            "tool phase (median)",
+            "min-max",
+            "tools' span (median)",
             "phase / 200 ms",
         ],
         rows,
@@ -263,7 +272,7 @@ class _LoopFigures:
 
 async def _mean_run(work: Callable[[], Any], count: int) -> float:
     clock = time.perf_counter
-    with gc_paused():
+    with settled():
         started = clock()
         for _ in range(count):
             await work()
@@ -316,7 +325,7 @@ def _drop(
 def _profile_nucleo(runner: LoopRunner, runs: int) -> str:
     async def profiled() -> cProfile.Profile:
         profiler = cProfile.Profile()
-        with gc_paused():
+        with settled():
             profiler.enable()
             for _ in range(runs):
                 await runner.run_once()
@@ -343,7 +352,7 @@ def run_loop_overhead_section(runs: int, rounds: int) -> list[Verdict]:
         f"The same {PALETTE_SIZE} tools on every framework: {LOOP_SIGNATURE}.\n"
         f"Turn 1: the model calls {calls}; turn 2: it answers text.\n"
         f"{rounds} rounds of {runs} runs per framework in one event loop (rotating order, "
-        "collector paused), after a warm-up;\nper run = mean run of the round minus the "
+        "GC enabled), after a warm-up;\nper run = mean run of the round minus the "
         "scripted model alone (its two recorded requests replayed);\nper turn = per run / "
         f"{TURNS_PER_RUN}. Each framework's exchange is checked (answer, and the tool results "
         "read on turn 2)."
@@ -387,16 +396,18 @@ def _report_loops(
             continue
         net = measured.net
         ratio = (
-            "-" if nucleo is None or measured is nucleo else fmt_ratio(net.best / nucleo.net.best)
+            "-"
+            if nucleo is None or measured is nucleo
+            else fmt_ratio(ratios(net, nucleo.net).median)
         )
         rows.append(
             [
                 label,
-                fmt_time(measured.total.best),
-                fmt_time(measured.model.best),
-                fmt_time(net.best),
+                fmt_time(measured.total.median),
+                fmt_time(measured.model.median),
                 fmt_time(net.median),
-                fmt_time(net.best / TURNS_PER_RUN),
+                f"{fmt_time(net.min)}-{fmt_time(net.max)}",
+                fmt_time(net.median / TURNS_PER_RUN),
                 ratio,
             ]
         )
@@ -404,12 +415,12 @@ def _report_loops(
     print_table(
         [
             "framework",
-            "run (best)",
+            "run (median)",
             "model alone",
-            "per run, net (best)",
-            "(median)",
-            "per turn (best)",
-            "x nucleo",
+            "per run, net (median)",
+            "min-max",
+            "per turn (median)",
+            "peer / nucleo",
         ],
         rows,
     )
@@ -428,30 +439,27 @@ def _report_loops(
             f"against the peers' {PALETTE_SIZE}."
         )
     key = f"(i) loop turn overhead vs fastest peer ({PALETTE_SIZE}-tool palette, two tool calls)"
+    work = (
+        f"a two-turn run (two tool calls, then a text answer) with a {PALETTE_SIZE}-tool palette, "
+        "minus the scripted model alone"
+    )
     if nucleo is None:
         reason = failures.get("nucleo-core", Unavailable("not measured")).reason
-        return [
-            Verdict(key, "not measured", f">= {LOOP_SPEEDUP_TARGET:.0f}x", False, reason)
-        ], False
+        return [unavailable(key, work, reason, nucleo_failed=True)], False
     peers = {label: f.net for label, f in figures.items() if label != "nucleo-core"}
     own = nucleo.net
     summary = (
-        f"nucleo {fmt_time(own.best / TURNS_PER_RUN)}/turn "
-        f"(median {fmt_time(own.median / TURNS_PER_RUN)}), {fmt_time(own.best)}/run"
+        f"nucleo {fmt_time(own.median / TURNS_PER_RUN)}/turn, {fmt_time(own.median)}/run (medians)"
     )
     if not peers:
-        return [
-            Verdict(key, "-", f">= {LOOP_SPEEDUP_TARGET:.0f}x", None, summary + "; no peer")
-        ], False
-    fastest = min(peers, key=lambda label: peers[label].best)
-    ratio = peers[fastest].best / own.best
-    median_ratio = peers[fastest].median / own.median
-    verdict = Verdict(
+        return [unavailable(key, work, summary + "; no peer")], False
+    fastest = min(peers, key=lambda label: peers[label].median)
+    verdict = judge_at_least(
         key,
-        fmt_ratio(ratio),
-        f">= {LOOP_SPEEDUP_TARGET:.0f}x",
-        ratio >= LOOP_SPEEDUP_TARGET,
-        f"{summary}; fastest peer {fastest} {fmt_time(peers[fastest].best / TURNS_PER_RUN)}/turn; "
-        f"ratio of medians {fmt_ratio(median_ratio)}",
+        work,
+        ratios(peers[fastest], own),
+        LOOP_SPEEDUP_TARGET,
+        note=f"{summary}; fastest peer {fastest} "
+        f"{fmt_time(peers[fastest].median / TURNS_PER_RUN)}/turn",
     )
     return [verdict], verdict.passed is False

@@ -45,13 +45,17 @@ from pathlib import Path
 from typing import Any
 
 from bench_harness import (
+    Samples,
     Verdict,
     fmt_ratio,
-    gc_paused,
+    judge_at_most,
     print_failure,
     print_heading,
     print_table,
+    print_work,
+    settled,
     short_error,
+    unavailable,
 )
 
 __all__ = ["run_mcp_section"]
@@ -98,6 +102,7 @@ def run_mcp_section(count: int, rounds: int) -> list[Verdict]:
         f"{count:,} calls per path, the paths interleaved call by call (in a fresh random order "
         "each time), one server process per path."
     )
+    print_work("(j) judged", _WORK)
     key = f"(j) MCP call vs ClientSession, x{MCP_FACTOR:.2f}"
     server = SERVER / "main_server.py"
     if not server.is_file():
@@ -108,7 +113,7 @@ def run_mcp_section(count: int, rounds: int) -> list[Verdict]:
         measured = asyncio.run(_measure(server, count, rounds))
     except Exception as exc:
         print_failure("measuring (j)", exc)
-        return [Verdict(key, "failed", f"<= {MCP_FACTOR:.2f}x", None, short_error(exc))]
+        return [unavailable(key, _WORK, short_error(exc), nucleo_failed=True)]
     return _report(key, measured)
 
 
@@ -189,7 +194,7 @@ async def _measure(server: Path, count: int, rounds: int) -> _Measured:
         clock = time.perf_counter
         order = random.Random(20261130)  # the same shuffles in every run
         for _ in range(rounds):
-            with gc_paused():
+            with settled():
                 for _ in range(count):
                     # A fresh order each time: no path always follows the same other path.
                     for path in order.sample(paths, len(paths)):
@@ -283,12 +288,13 @@ def _report(key: str, measured: _Measured) -> list[Verdict]:
                 f"; session on the pool's thread {fmt_ratio(medians[THREAD] / medians[session])}"
             )
         verdicts.append(
-            Verdict(
+            judge_at_most(
                 f"{key} on {protocol}",
-                fmt_ratio(ratio),
-                f"<= {MCP_FACTOR:.2f}x",
-                ratio <= MCP_FACTOR,
-                note,
+                f"{_WORK}, protocol {protocol}; per-block ratio nucleo / ClientSession",
+                Samples(tuple(per_block)),
+                MCP_FACTOR,
+                unit=fmt_ratio,
+                note=note + f"; ratio of all calls' medians {fmt_ratio(ratio)}",
             )
         )
     return verdicts
@@ -305,4 +311,8 @@ def _signed(seconds: float) -> str:
 
 def _not_judged(key: str, reason: str) -> list[Verdict]:
     print(f"  unavailable: {reason}")
-    return [Verdict(key, "n/a", f"<= {MCP_FACTOR:.2f}x", None, reason)]
+    return [unavailable(key, _WORK, reason)]
+
+
+#: The work both sides of (j) do.
+_WORK = "one MCP tools/call of the SDK test server's tool over stdio, from JSON arguments"

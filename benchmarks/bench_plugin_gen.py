@@ -127,7 +127,7 @@ def write_llm_distributions(site: Path, plugins: int, tools: int) -> None:
 
 
 #: What the nucleo child can do after resolving the catalog (the script's first argument).
-NUCLEO_MODES = ("catalog", "first-turn", "all-schemas")
+NUCLEO_MODES = ("catalog", "first-turn", "all-schemas", "call-all")
 
 #: Run as ``python -c NUCLEO_SCRIPT <mode> <expected tools>``; prints phase times as JSON.
 NUCLEO_SCRIPT = """\
@@ -177,7 +177,27 @@ elif mode == "all-schemas":
     rendered = to_openai([provider.spec() for provider in catalog])
     assert len(rendered) == expected
     phases["every tool's schema"] = time.perf_counter() - _resolved
-print(json.dumps({"plugins": len(records), "tools": len(catalog), "phases": phases}))
+elif mode == "call-all":
+    import asyncio
+
+    from nucleo_core import run_tool, to_openai
+
+    rendered = to_openai([provider.spec() for provider in catalog])
+    _rendered = time.perf_counter()
+    phases["every tool's schema"] = _rendered - _resolved
+
+    async def call_all():
+        for provider in catalog:
+            parsed = provider.parse_input('{"query": "q", "mode": "fast"}')
+            await run_tool(provider.create(None), parsed)
+
+    asyncio.run(call_all())
+    phases["every tool called once"] = time.perf_counter() - _rendered
+# Peak RSS of this process image: VmHWM starts afresh at exec, whereas ru_maxrss keeps the
+# parent's peak from before the exec (the benchmark runner is larger than either child).
+with open("/proc/self/status", encoding="ascii") as status:
+    rss = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+print(json.dumps({"plugins": len(records), "tools": len(catalog), "phases": phases, "rss": rss}))
 """
 
 #: Run as ``python -c LLM_SCRIPT <expected tools>``; prints phase times as JSON.
@@ -191,6 +211,7 @@ import llm
 
 _imported = time.perf_counter()
 expected = int(sys.argv[1])
+call_all = sys.argv[2:] == ["call-all"]
 tools = llm.get_tools()
 _collected = time.perf_counter()
 ours = [t for t in tools.values() if (getattr(t, "plugin", None) or "").startswith("llm_pack")]
@@ -200,7 +221,17 @@ phases = {
     "import llm": _imported - _started,
     "llm.get_tools()": _collected - _imported,
 }
-print(json.dumps({"plugins": len({t.plugin for t in ours}), "tools": len(tools), "phases": phases}))
+if call_all:
+    # What llm's execute_tool_calls does with each call's decoded arguments.
+    for t in ours:
+        t.implementation(**json.loads('{"query": "q", "mode": "fast"}'))
+    phases["every tool called once"] = time.perf_counter() - _collected
+# Peak RSS of this process image: VmHWM starts afresh at exec, whereas ru_maxrss keeps the
+# parent's peak from before the exec (the benchmark runner is larger than either child).
+with open("/proc/self/status", encoding="ascii") as status:
+    rss = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+plugins = len({t.plugin for t in ours})
+print(json.dumps({"plugins": plugins, "tools": len(tools), "phases": phases, "rss": rss}))
 """
 
 

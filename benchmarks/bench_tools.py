@@ -16,34 +16,42 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bench_harness import (
-    Outcome,
     Samples,
-    Unavailable,
     Verdict,
     fmt_ratio,
     fmt_time,
+    judge_at_least,
+    judge_at_most,
+    not_judged,
     print_failure,
     print_heading,
     print_table,
     print_unavailable,
+    print_work,
+    ratios,
+    settled,
     short_error,
-    timed,
+    unavailable,
 )
 from bench_toolgen import SEARCH_SIGNATURE, generated_tools
 
 __all__ = ["run_tools_section"]
 
-#: Targets of the issue.
-DECLARE_TARGET = 50e-6
-DECLARE_SPEEDUP_TARGET = 10.0
+#: Targets of the issue (medians): define + render with validators built at least this many
+#: times faster than the fastest peer; one simple-signature validator built within this long;
+#: a second render within this long per tool.
+SPEEDUP_TARGET = 2.0
+VALIDATOR_TARGET = 150e-6
 SECOND_RENDER_TARGET = 2e-6
 
-#: How many times the second render is repeated within a round (the best counts).
+#: How many times the second render is repeated within a round (the median counts).
 _SECOND_RENDER_REPEATS = 5
 #: How many tools the untimed warm-up round uses.
 _WARMUP_TOOLS = 50
@@ -100,6 +108,11 @@ class NucleoToolset:
     def render(self, defined: Any) -> list[Any]:
         """Render the registry's specs in the OpenAI chat-completions format."""
         return self._nucleo.to_openai(defined.specs())
+
+    def build_validators(self, defined: Any) -> None:
+        """Build every tool's input validator (its input model), as its first call would."""
+        for provider in defined.providers():
+            provider.input_type  # noqa: B018  # the property builds the model on first need
 
     def wire(self, rendered: Any) -> tuple[str, Mapping[str, Any], dict[str, Any]]:
         """An OpenAI tool dict."""
@@ -231,36 +244,6 @@ class OpenAIAgentsToolset:
         """Nothing to release."""
 
 
-@dataclass(slots=True)
-class ToolsetResult:
-    """What one framework measured over the rounds (per tool, in seconds).
-
-    Attributes:
-        label: The framework.
-        define_what: What "define" does for it.
-        render_what: What "render" does for it.
-        define: Defining (and, for nucleo, registering).
-        render: The first render.
-        render_again: The second render of the unchanged collection.
-        payload_bytes: Size of one rendered tool as compact JSON (the first tool).
-    """
-
-    label: str
-    define_what: str
-    render_what: str
-    define: Outcome
-    render: Outcome
-    render_again: Outcome
-    payload_bytes: int = 0
-
-    @property
-    def define_and_render(self) -> Outcome:
-        """Define plus first render, summed round by round."""
-        if isinstance(self.define, Samples) and isinstance(self.render, Samples):
-            return self.define + self.render
-        return self.define if isinstance(self.define, Unavailable) else self.render
-
-
 _ADAPTERS: tuple[tuple[str, Callable[[], Toolset]], ...] = (
     ("nucleo-core", NucleoToolset),
     ("langchain-core", LangchainToolset),
@@ -268,29 +251,51 @@ _ADAPTERS: tuple[tuple[str, Callable[[], Toolset]], ...] = (
     ("openai-agents", OpenAIAgentsToolset),
 )
 
+#: The per-round figures each framework records (seconds per tool).
+_PHASES = ("define", "render", "validators", "render_again")
+
+
+@dataclass(slots=True)
+class _Measured:
+    """One framework's per-tool seconds, round by round, or why it has none."""
+
+    label: str
+    what: str
+    rounds: dict[str, list[float]]
+    unavailable: str | None = None
+    payload_bytes: int = 0
+
+    def samples(self, phase: str) -> Samples:
+        return Samples(tuple(self.rounds[phase]))
+
+    @property
+    def full(self) -> Samples:
+        """Define + first render + validators built: the work every framework does."""
+        return self.samples("define") + self.samples("render") + self.samples("validators")
+
 
 def run_tools_section(count: int, rounds: int) -> list[Verdict]:
     """Measure (a) and (b) for every framework, print the tables, return the verdicts."""
-    print_heading(f"(a)+(b) Declaring and rendering {count:,} tools")
+    print_heading(f"(a)+(b) Defining and rendering {count:,} tools, with their input validators")
     print(f"Each tool: {SEARCH_SIGNATURE}, distinct name and docstring (Google-style Args).")
     print(
-        f"{rounds} timed rounds after one warm-up round of {_WARMUP_TOOLS} tools; fresh "
-        "functions for every framework in every round; garbage collector paused while timing."
+        f"{rounds} rounds after one warm-up round of {_WARMUP_TOOLS} tools; in every round "
+        "every framework runs once, in a rotating order,\non fresh functions; GC enabled; "
+        "verdicts on the median round (per-round ratios for speed-ups)."
     )
+    print_work("(a)+(b) judged", _WORK)
     adapters: dict[str, Toolset] = {}
-    failures: dict[str, Unavailable] = {}
+    measured: dict[str, _Measured] = {}
     for label, factory in _ADAPTERS:
+        what = f"{getattr(factory, 'define_what', '')}; then {getattr(factory, 'render_what', '')}"
+        measured[label] = _Measured(label, what, {phase: [] for phase in _PHASES})
         try:
             adapters[label] = factory()
         except Exception as exc:
-            failures[label] = Unavailable(short_error(exc))
+            measured[label].unavailable = short_error(exc)
             if label == "nucleo-core":
                 print_failure("setting up nucleo", exc)
 
-    samples: dict[str, dict[str, list[float]]] = {
-        label: {"define": [], "render": [], "render_again": []} for label in adapters
-    }
-    payloads: dict[str, int] = {}
     sample_tool: dict[str, Any] | None = None
     for round_index in range(rounds + 1):
         warmup = round_index == 0
@@ -303,65 +308,67 @@ def run_tools_section(count: int, rounds: int) -> list[Verdict]:
             try:
                 figures, rendered = _one_round(adapter, size, tag)
             except Exception as exc:
-                failures[label] = Unavailable(short_error(exc))
+                measured[label].unavailable = short_error(exc)
                 del adapters[label]
                 adapter.close()
                 if label == "nucleo-core":
-                    print_failure("nucleo's declare/render round", exc)
+                    print_failure("nucleo's define/render round", exc)
                 continue
             if warmup:
                 continue
             for name, value in figures.items():
-                samples[label][name].append(value)
-            if label not in payloads:
+                measured[label].rounds[name].append(value)
+            if not measured[label].payload_bytes:
                 payload = adapter.wire(rendered[0])[2]
-                payloads[label] = len(json.dumps(payload, separators=(",", ":")))
+                measured[label].payload_bytes = len(json.dumps(payload, separators=(",", ":")))
                 if label == "nucleo-core":
                     sample_tool = payload
     for adapter in adapters.values():
         adapter.close()
+    # A framework that failed in a later round has fewer rounds: it is reported unavailable.
+    for label, result in measured.items():
+        if result.unavailable is None and label not in adapters:
+            result.unavailable = "failed"
 
-    results: dict[str, ToolsetResult] = {}
-    for label, factory in _ADAPTERS:
-        define_what = getattr(factory, "define_what", "")
-        render_what = getattr(factory, "render_what", "")
-        if label in adapters:
-            measured = samples[label]
-            results[label] = ToolsetResult(
-                label=label,
-                define_what=define_what,
-                render_what=adapters[label].render_what,
-                define=Samples(tuple(measured["define"])),
-                render=Samples(tuple(measured["render"])),
-                render_again=Samples(tuple(measured["render_again"])),
-                payload_bytes=payloads.get(label, 0),
-            )
-        else:
-            missing = failures[label]
-            results[label] = ToolsetResult(
-                label, define_what, render_what, missing, missing, missing
-            )
-
-    _print_results(results, count)
+    _print_results(measured, count)
     if sample_tool is not None:
         print("\nnucleo's first rendered tool (OpenAI chat-completions format):")
         print(json.dumps(sample_tool, indent=1)[:1200])
-    return _verdicts(results)
+    return _verdicts(measured)
+
+
+#: The work every judged comparison of (a)+(b) covers, on every side.
+_WORK = (
+    "turn each function into a tool (schema + description, input validator built) and render "
+    "all to OpenAI tool dicts, per tool"
+)
 
 
 def _one_round(adapter: Toolset, size: int, tag: str) -> tuple[dict[str, float], list[Any]]:
-    """Define, render and re-render ``size`` fresh tools; per-tool seconds and the render."""
-    with generated_tools(size, tag) as functions:
-        define_time, defined = timed(lambda: adapter.define(functions))
-        render_time, rendered = timed(lambda: adapter.render(defined))
-        again_time = min(
-            timed(lambda: adapter.render(defined))[0] for _ in range(_SECOND_RENDER_REPEATS)
-        )
+    """Define, render, build validators and re-render ``size`` fresh tools; per-tool seconds."""
+    clock = time.perf_counter
+    with generated_tools(size, tag) as functions, settled():
+        started = clock()
+        defined = adapter.define(functions)
+        defined_at = clock()
+        rendered = adapter.render(defined)
+        rendered_at = clock()
+        # The peers build their validators at definition; nucleo builds them on first need.
+        build = getattr(adapter, "build_validators", None)
+        if build is not None:
+            build(defined)
+        validated_at = clock()
+        again = []
+        for _ in range(_SECOND_RENDER_REPEATS):
+            before = clock()
+            adapter.render(defined)
+            again.append(clock() - before)
         _check_rendered(adapter, rendered, functions)
     figures = {
-        "define": define_time / size,
-        "render": render_time / size,
-        "render_again": again_time / size,
+        "define": (defined_at - started) / size,
+        "render": (rendered_at - defined_at) / size,
+        "validators": (validated_at - rendered_at) / size,
+        "render_again": statistics.median(again) / size,
     }
     return figures, rendered
 
@@ -400,135 +407,121 @@ def _agents_tool_as_openai(tool: Any) -> dict[str, Any]:
     }
 
 
-def _cell(outcome: Outcome) -> str:
-    if isinstance(outcome, Unavailable):
-        return "-"
-    return f"{fmt_time(outcome.best)} (med {fmt_time(outcome.median)})"
-
-
-def _print_results(results: Mapping[str, ToolsetResult], count: int) -> None:
-    print(f"\nPer tool, best round (median in brackets); x{count:,} for the whole set.")
-    nucleo = results["nucleo-core"]
-    nucleo_define = nucleo.define.best if isinstance(nucleo.define, Samples) else None
+def _print_results(measured: Mapping[str, _Measured], count: int) -> None:
+    print(f"\nPer tool, median round (min-max); x{count:,} for the whole set.")
+    nucleo = measured["nucleo-core"]
     rows: list[list[str]] = []
     missing: dict[str, str] = {}
-    for result in results.values():
-        if isinstance(result.define, Unavailable):
+    for result in measured.values():
+        if result.unavailable is not None:
             rows.append([result.label, "unavailable (below)"])
-            missing[result.label] = result.define.reason
+            missing[result.label] = result.unavailable
             continue
-        both = result.define_and_render
         ratio = "-"
-        if nucleo_define and isinstance(both, Samples) and result.label != "nucleo-core":
-            ratio = fmt_ratio(both.best / nucleo_define)
+        if nucleo.unavailable is None and result is not nucleo:
+            ratio = fmt_ratio(ratios(result.full, nucleo.full).median)
         rows.append(
             [
                 result.label,
-                _cell(result.define),
-                _cell(result.render),
-                _cell(both),
-                _cell(result.render_again),
+                _cell(result.samples("define")),
+                _cell(result.samples("render")),
+                _cell(result.samples("validators")) if result is nucleo else "(in define)",
+                _cell(result.full),
+                _cell(result.samples("render_again")),
                 ratio,
                 str(result.payload_bytes),
             ]
         )
-    headers = [
-        "framework",
-        "define",
-        "first render",
-        "define + first render",
-        "second render",
-        "d+r / nucleo define",
-        "JSON bytes/tool",
-    ]
-    rows = [row + [""] * (len(headers) - len(row)) for row in rows]
-    print_table(headers, rows)
+    print_table(
+        [
+            "framework",
+            "define",
+            "first render",
+            "validators",
+            "all three (judged)",
+            "second render",
+            "peer / nucleo",
+            "JSON bytes/tool",
+        ],
+        rows,
+    )
     print_unavailable(missing)
-    print("\nWhat each column runs:")
-    for result in results.values():
-        print(f"  {result.label}: define = {result.define_what}; render = {result.render_what}")
+    print("\nWhat each framework runs:")
+    for result in measured.values():
+        print(f"  {result.label}: {result.what}")
     print(
-        "  nucleo builds schemas lazily, so its 'define' is declaration only and its first "
-        "render builds the schemas;\n  the peers build schemas at definition, so their "
-        "'define + first render' is the comparable figure."
+        "  nucleo builds schemas and validators lazily: its 'define' is the declaration only, "
+        "its first render\n  builds the schemas, and 'validators' builds each tool's input "
+        "model (provider.input_type, what\n  the first call needs). The peers build all of "
+        "it at definition, so only 'all three' is compared."
     )
 
 
-def _verdicts(results: Mapping[str, ToolsetResult]) -> list[Verdict]:
-    nucleo = results["nucleo-core"]
+def _verdicts(measured: Mapping[str, _Measured]) -> list[Verdict]:
+    nucleo = measured["nucleo-core"]
+    keys = (
+        "(a)+(b) define + render with validators built, vs fastest peer",
+        "(b) validator built per simple-signature tool",
+        "(b) second render per tool",
+    )
+    if nucleo.unavailable is not None:
+        return [unavailable(key, _WORK, nucleo.unavailable, nucleo_failed=True) for key in keys]
     peers = {
-        label: result.define_and_render
-        for label, result in results.items()
-        if label != "nucleo-core" and isinstance(result.define_and_render, Samples)
+        label: result.full
+        for label, result in measured.items()
+        if result is not nucleo and result.unavailable is None
     }
-    fastest_label = min(peers, key=lambda label: peers[label].best) if peers else None
-    fastest = peers[fastest_label].best if fastest_label else None
-    versus = f"fastest peer {fastest_label}" if fastest_label else "no peer available"
     verdicts: list[Verdict] = []
-
-    if not isinstance(nucleo.define, Samples) or not isinstance(nucleo.render, Samples):
-        reason = nucleo.define if isinstance(nucleo.define, Unavailable) else nucleo.render
-        note = reason.reason if isinstance(reason, Unavailable) else ""
-        for key in ("(a) declare+register", "(a) vs peers", "(b) first render", "(b) second"):
-            verdicts.append(Verdict(key, "not measured", "-", False, note))
-        return verdicts
-
-    declare = nucleo.define.best
+    if not peers:
+        verdicts.append(unavailable(keys[0], _WORK, "no peer available"))
+    else:
+        fastest = min(peers, key=lambda label: peers[label].median)
+        verdicts.append(
+            judge_at_least(
+                keys[0],
+                _WORK,
+                ratios(peers[fastest], nucleo.full),
+                SPEEDUP_TARGET,
+                note=f"fastest peer {fastest} {fmt_time(peers[fastest].median)}/tool vs nucleo "
+                f"{fmt_time(nucleo.full.median)}/tool (medians)",
+            )
+        )
     verdicts.append(
-        Verdict(
-            "(a) nucleo declare+register per tool",
-            fmt_time(declare),
-            f"< {fmt_time(DECLARE_TARGET)}",
-            declare < DECLARE_TARGET,
-            f"median {fmt_time(nucleo.define.median)}",
+        judge_at_most(
+            keys[1],
+            f"build one tool's input validator (pydantic model) from its resolved signature, "
+            f"{SEARCH_SIGNATURE}",
+            nucleo.samples("validators"),
+            VALIDATOR_TARGET,
         )
     )
-    if fastest is None:
-        verdicts.append(Verdict("(a) speed-up vs fastest peer", "-", ">= 10x", None, versus))
-    else:
-        speedup = fastest / declare
-        verdicts.append(
-            Verdict(
-                "(a) speed-up vs fastest peer define+render",
-                fmt_ratio(speedup),
-                f">= {DECLARE_SPEEDUP_TARGET:.0f}x",
-                speedup >= DECLARE_SPEEDUP_TARGET,
-                f"{versus}: {fmt_time(fastest)}/tool vs nucleo {fmt_time(declare)}/tool",
-            )
+    verdicts.append(
+        judge_at_most(
+            keys[2],
+            "render the unchanged registry of tools to OpenAI tool dicts again, per tool",
+            nucleo.samples("render_again"),
+            SECOND_RENDER_TARGET,
         )
-
-    first = nucleo.render.best
-    total = (nucleo.define + nucleo.render).best
-    if fastest is None:
-        verdicts.append(Verdict("(b) first render", fmt_time(first), "<= peer", None, versus))
-    else:
-        verdicts.append(
-            Verdict(
-                "(b) nucleo first render per tool vs fastest peer define+render",
-                f"{fmt_time(first)} vs {fmt_time(fastest)} ({fmt_ratio(fastest / first)})",
-                "not slower",
-                first <= fastest,
-                versus,
-            )
+    )
+    verdicts.append(
+        not_judged(
+            "(a) nucleo declare + register per tool",
+            "@tool + ToolRegistry.register only",
+            nucleo.samples("define").text(),
+            "covers less work than the peers' definition: no schema, no docstring parse, no "
+            "validator",
         )
-        verdicts.append(
-            Verdict(
-                "(b) stricter: nucleo declare+register+first render vs fastest peer",
-                f"{fmt_time(total)} vs {fmt_time(fastest)} ({fmt_ratio(fastest / total)})",
-                "not slower",
-                total <= fastest,
-                "identical end-to-end work on both sides",
-            )
+    )
+    verdicts.append(
+        not_judged(
+            "(a)+(b) nucleo define + first render per tool",
+            "declaration + schemas + descriptions, no validator",
+            (nucleo.samples("define") + nucleo.samples("render")).text(),
+            "covers less work than the peers' definition: no input validator",
         )
-    if isinstance(nucleo.render_again, Samples):
-        again = nucleo.render_again.best
-        verdicts.append(
-            Verdict(
-                "(b) nucleo second render per tool",
-                fmt_time(again),
-                f"< {fmt_time(SECOND_RENDER_TARGET)}",
-                again < SECOND_RENDER_TARGET,
-                f"median {fmt_time(nucleo.render_again.median)}",
-            )
-        )
+    )
     return verdicts
+
+
+def _cell(samples: Samples) -> str:
+    return f"{fmt_time(samples.median)} ({fmt_time(samples.min)}-{fmt_time(samples.max)})"
