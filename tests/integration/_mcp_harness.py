@@ -152,6 +152,20 @@ class Process:
                 os.kill(self.pid, signal.SIGKILL)
 
 
+async def await_gone(process: Process, timeout: float = 20.0) -> bool:
+    """`Process.wait_gone` for a coroutine: the event loop runs on (and may stop it) meanwhile."""
+    deadline = time.monotonic() + timeout
+    while process.running():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
+#: The stateful test server: ``remember``, ``recall``, ``pid`` and ``crash``, state in memory.
+STATEFUL = SERVERS / "stateful_server.py"
+
+
 @pytest.fixture
 def no_child_left_behind() -> Iterator[None]:
     """Fail the test if it leaves a child process (running or unreaped) behind."""
