@@ -286,7 +286,7 @@ def test_closing_the_pool_stops_every_conversation_session() -> None:
 
 
 def test_leaving_the_async_block_finishes_a_closing_scheduled_on_its_loop() -> None:
-    """An end scheduled on the home loop's thread is awaited by the block's exit: nothing is left."""
+    """An end scheduled on the home loop's own thread is awaited by the block's exit."""
 
     async def scenario() -> Process:
         async with MCPClientPool([stateful("conversation")]) as pool:
