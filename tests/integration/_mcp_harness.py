@@ -208,6 +208,34 @@ def http_server(name: str = "web") -> Iterator[tuple[str, subprocess.Popen[str]]
                 process.stdout.close()
 
 
+@contextmanager
+def http_server_of(script: Path, *args: str) -> Iterator[str]:
+    """A test server script serving streamable HTTP on 127.0.0.1 (``script http *args``).
+
+    Like `http_server`, for another of the scripts in ``_mcp_servers/``; yields its URL once it
+    answers an HTTP request.
+    """
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        process = subprocess.Popen(
+            [sys.executable, str(script), "http", *args],
+            stdout=subprocess.PIPE,
+            stderr=errlog,
+            text=True,
+            env=clean_environment(),
+        )
+        try:
+            yield _serving(process, errlog)
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+            if process.stdout is not None:
+                process.stdout.close()
+
+
 def _serving(process: subprocess.Popen[str], errlog: Any) -> str:
     """The server's URL once a request to it got an HTTP answer, within HTTP_READY_TIMEOUT."""
     deadline = time.monotonic() + HTTP_READY_TIMEOUT

@@ -21,6 +21,7 @@ from _mcp_harness import (
     Process,
     await_gone,
     children,
+    http_server_of,
     no_child_left_behind,  # noqa: F401  # a fixture, used through pytestmark
 )
 
@@ -366,3 +367,59 @@ def test_calls_outside_any_conversation_use_the_shared_session() -> None:
             assert len(children()) == 1
 
     asyncio.run(scenario())
+
+
+def test_over_http_each_conversation_has_an_mcp_session_of_its_own() -> None:
+    """Over streamable HTTP (sessions: the legacy protocol) state stays in its conversation."""
+
+    async def scenario(url: str) -> None:
+        config = MCPServerConfig(name="web", url=url, sessions="conversation", protocol="legacy")
+        async with MCPClientPool([config]) as pool:
+            for conversation, value in (("a", "one"), ("b", "two"), ("a", "three")):
+                await pool.call("web", "remember", {"value": value}, conversation=conversation)
+            recalled = {
+                name: (await pool.call("web", "recall", {}, conversation=name)).text
+                for name in ("a", "b")
+            }
+            assert recalled == {"a": "one,three", "b": "two"}
+            assert (await pool.call("web", "recall", {})).text == ""  # the shared session's
+            pool.end_conversation("a")
+            again = await pool.call("web", "recall", {}, conversation="a")
+            assert (again.text, again.is_error) == ("", False)  # a new MCP session: nothing kept
+            assert pool.conversations("web") == ("b", "a")
+
+    with http_server_of(STATEFUL) as url:
+        asyncio.run(scenario(url))
+
+
+def test_a_providers_forget_closes_its_servers_conversation_sessions() -> None:
+    """forget_conversation_state(id) closes that conversation's session; None closes every one."""
+
+    async def scenario() -> None:
+        async with MCPServers([stateful("conversation")]) as servers:
+            pool = servers.pool
+            tools = {p.name: p for p in await servers.astart("st")}
+            processes = {
+                name: Process.of(int((await pool.call("st", "pid", {}, conversation=name)).text))
+                for name in ("a", "b", "c")
+            }
+            tools["recall"].forget_conversation_state("a")  # any tool of the server will do
+            assert await await_gone(processes["a"])
+            assert pool.conversations("st") == ("b", "c")
+            tools["pid"].forget_conversation_state(None)
+            assert await await_gone(processes["b"])
+            assert await await_gone(processes["c"])
+            assert pool.conversations() == ()
+
+    asyncio.run(scenario())
+
+
+def test_a_shared_servers_tools_keep_their_session_when_a_conversation_ends() -> None:
+    """For sessions = "shared", forget_conversation_state leaves the one session running."""
+    with MCPServers([stateful("shared")]) as servers:
+        tools = {p.name: p for p in servers.start("st")}
+        process = Process.of(int(asyncio.run(call(tools["pid"])).text))
+        tools["pid"].forget_conversation_state("any")
+        tools["pid"].forget_conversation_state(None)
+        assert servers.pool.call_sync("st", "pid", {}).text == str(process.pid)
+        assert process.running()
