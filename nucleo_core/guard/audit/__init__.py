@@ -35,10 +35,11 @@ from nucleo_core.guard.audit.events import (
     CallOutcome,
     Decision,
     DeveloperDetails,
+    Requester,
 )
 from nucleo_core.guard.audit.log import AuditLog
 from nucleo_core.guard.audit.memory_store import MemoryAuditStore
-from nucleo_core.guard.audit.records import GENESIS_DIGEST, AuditEntry, AuditRecord
+from nucleo_core.guard.audit.records import GENESIS_DIGEST, AuditRecord
 from nucleo_core.guard.audit.settings import (
     AUDIT_ENVIRONMENT_VARIABLE,
     AuditSettings,
@@ -58,7 +59,6 @@ __all__ = [
     "DECISIONS",
     "GENESIS_DIGEST",
     "AuditConfigError",
-    "AuditEntry",
     "AuditError",
     "AuditEvent",
     "AuditKind",
@@ -73,6 +73,7 @@ __all__ = [
     "Decision",
     "DeveloperDetails",
     "MemoryAuditStore",
+    "Requester",
     "SQLiteAuditStore",
     "VerifyReport",
     "arguments_digest",

@@ -29,9 +29,10 @@ plugin's hook or a guardrail that raised, hung or answered garbage, named in ``r
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from nucleo_core.guard.audit.errors import AuditValueError
@@ -45,6 +46,7 @@ __all__ = [
     "CallOutcome",
     "Decision",
     "DeveloperDetails",
+    "Requester",
 ]
 
 AuditKind = Literal[
@@ -70,6 +72,9 @@ CallOutcome = Literal["ok", "tool_error", "timeout", "cancelled", "refused", "in
 #: How a call can end.
 CALL_OUTCOMES: Final[tuple[CallOutcome, ...]] = get_args(CallOutcome)
 
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
 _KINDS = frozenset(AUDIT_KINDS)
 _DECISIONS = frozenset(DECISIONS)
 # Per kind: the outcomes it may carry, and whether it must carry one.
@@ -114,6 +119,48 @@ class DeveloperDetails:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Requester:
+    """Who asked: a thinker, the conversation it runs in, and the thinkers that launched it.
+
+    Built once per thinker run and shared by all of its events: its canonical JSON is written
+    once, here, not once per record.
+
+    Attributes:
+        thinker_class: The asking thinker's class, by qualified name (``module.Class``).
+        thinker_id: The asking thinker instance's id.
+        conversation_id: The conversation the thinker runs in.
+        parents: The thinkers that launched this one (a sub-thinker's chain), root first, each
+            as ``"module.Class#instance-id"``.
+    """
+
+    thinker_class: str
+    thinker_id: str | None = None
+    conversation_id: str | None = None
+    parents: tuple[str, ...] = ()
+    _json: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("thinker_class", "thinker_id", "conversation_id"):
+            value = getattr(self, name)
+            if value is not None and type(value) is not str:
+                raise AuditValueError(f"requester.{name}: a string")
+        if type(self.parents) is not tuple or any(type(p) is not str for p in self.parents):
+            raise AuditValueError("requester.parents: a tuple of strings, root first")
+        object.__setattr__(self, "_json", _ENCODER.encode(self.to_json()))
+
+    def to_json(self) -> dict[str, object]:
+        """The requester as a JSON object, without its empty fields."""
+        found: dict[str, object] = {"thinker_class": self.thinker_class}
+        if self.thinker_id is not None:
+            found["thinker_id"] = self.thinker_id
+        if self.conversation_id is not None:
+            found["conversation_id"] = self.conversation_id
+        if self.parents:
+            found["parents"] = list(self.parents)
+        return found
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AuditEvent:
     """One event for the audit record: what happened, to what, and who asked.
 
@@ -122,11 +169,7 @@ class AuditEvent:
 
     Attributes:
         kind: What happened (see the module's table).
-        thinker_class: The asking thinker's class, by qualified name (``module.Class``).
-        thinker_id: The asking thinker instance's id.
-        conversation_id: The conversation the thinker runs in.
-        parents: The thinkers that launched this one (a sub-thinker's chain), root first, each
-            as ``"module.Class#instance-id"``.
+        requester: Who asked (``None`` for what no thinker asked: a plugin failing to load).
         tool: The tool's name, for a tool's grant, refusal, decision, approval or call.
         skill: The skill's name, for a skill's grant or refusal.
         source: The tool's source id (``native:<name>``, ``mcp:<server>:<tool>``).
@@ -148,10 +191,7 @@ class AuditEvent:
     """
 
     kind: AuditKind
-    thinker_class: str | None = None
-    thinker_id: str | None = None
-    conversation_id: str | None = None
-    parents: tuple[str, ...] = ()
+    requester: Requester | None = None
     tool: str | None = None
     skill: str | None = None
     source: str | None = None
@@ -168,9 +208,7 @@ class AuditEvent:
     developer: DeveloperDetails | None = None
 
     def __post_init__(self) -> None:
-        check_event_fields(
-            self.kind, self.decision, self.outcome, self.duration, type(self.parents)
-        )
+        check_event_fields(self.kind, self.decision, self.outcome, self.duration)
 
 
 def check_event_fields(
@@ -178,7 +216,6 @@ def check_event_fields(
     decision: str | None,
     outcome: str | None,
     duration: float | None,
-    parents_type: type,
 ) -> None:
     """Raise `AuditValueError` unless the fields fit together (see the module's table)."""
     if kind not in _KINDS:
@@ -200,8 +237,6 @@ def check_event_fields(
             raise AuditValueError(f"outcome: a {kind} record carries no outcome")
         raise AuditValueError(f"outcome: a {kind} record's is one of {', '.join(sorted(allowed))}")
     if duration is not None and not (
-        isinstance(duration, (int, float)) and math.isfinite(duration) and duration >= 0
+        type(duration) in (int, float) and math.isfinite(duration) and duration >= 0
     ):
         raise AuditValueError("duration: a finite number of seconds, zero or more")
-    if parents_type is not tuple:
-        raise AuditValueError("parents: a tuple of strings, root first")

@@ -29,7 +29,7 @@ from typing import Final, final
 from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import AuditEvent
-from nucleo_core.guard.audit.records import AuditEntry, AuditRecord, make_entry
+from nucleo_core.guard.audit.records import AuditRecord, make_content
 from nucleo_core.guard.audit.store import AuditQuery, AuditStore
 from nucleo_core.guard.audit.verify import VerifyReport
 
@@ -298,8 +298,8 @@ class AuditLog:
                 raise
 
 
-def _entries(batch: list[_Queued]) -> list[AuditEntry]:
-    return [make_entry(event, at, digest, kept) for event, at, digest, kept in batch]
+def _entries(batch: list[_Queued]) -> list[str]:
+    return [make_content(event, at, digest, kept) for event, at, digest, kept in batch]
 
 
 @atexit.register

@@ -9,7 +9,6 @@ from typing import final
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.records import (
     GENESIS_DIGEST,
-    AuditEntry,
     AuditRecord,
     chain_digest,
     record_from_row,
@@ -36,25 +35,16 @@ class MemoryAuditStore:
         self._lock = threading.Lock()
         self._closed = False
 
-    def append(self, entries: Sequence[AuditEntry], *, durable: bool = False) -> int:
-        """Seal and keep ``entries``, in order; see `AuditStore.append`."""
+    def append(self, contents: Sequence[str], *, durable: bool = False) -> int:
+        """Seal and keep records of ``contents``, in order; see `AuditStore.append`."""
         with self._lock:
             self._check_open()
             sequence, digest = self._head or (0, GENESIS_DIGEST)
-            for entry in entries:
+            for content in contents:
                 sequence += 1
-                previous, digest = digest, chain_digest(sequence, digest, entry.content)
-                columns = (
-                    entry.at,
-                    entry.kind,
-                    entry.thinker_class,
-                    entry.thinker_id,
-                    entry.conversation_id,
-                    entry.tool,
-                    entry.source,
-                )
-                self.rows.append(StoredRow(sequence, entry.content, previous, digest, columns))
-            if entries:
+                previous, digest = digest, chain_digest(sequence, digest, content)
+                self.rows.append(StoredRow(sequence, content, previous, digest))
+            if contents:
                 self._head = (sequence, digest)
             return sequence
 

@@ -3,7 +3,8 @@
 **The content** of a record is the canonical JSON (`canonical_json`: sorted keys, no
 whitespace, non-ASCII kept) of an object holding ``at`` (the UTC time, ISO 8601 with
 microseconds and a ``Z``: ``2025-01-31T09:15:02.000001Z``), ``kind``, and every other field of
-the event that is not empty: ``parents`` as an array, ``duration`` as a number of seconds,
+the event that is not empty: ``requester`` as an object (``thinker_class``, ``thinker_id``,
+``conversation_id``, ``parents`` as an array), ``duration`` as a number of seconds,
 ``developer`` as an object (``exception_type``, ``message``, ``traceback``), and ``arguments``
 (only when recorded) as a *string* holding the arguments' own canonical JSON.
 
@@ -21,6 +22,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from json.encoder import encode_basestring
 from typing import Any, Final, cast
 
 from nucleo_core.guard.audit.errors import AuditStoreError
@@ -29,15 +31,16 @@ from nucleo_core.guard.audit.events import (
     AuditKind,
     Decision,
     DeveloperDetails,
+    Requester,
 )
 
 __all__ = [
     "GENESIS_DIGEST",
-    "AuditEntry",
     "AuditRecord",
     "chain_digest",
+    "content_object",
     "format_time",
-    "make_entry",
+    "make_content",
     "parse_time",
     "record_from_row",
 ]
@@ -52,9 +55,6 @@ _encode = _ENCODER.encode
 
 # The event's optional text fields, copied into the content as they are when not empty.
 _TEXT_FIELDS: Final = (
-    "thinker_class",
-    "thinker_id",
-    "conversation_id",
     "tool",
     "skill",
     "source",
@@ -65,7 +65,6 @@ _TEXT_FIELDS: Final = (
     "reason",
     "call_id",
     "approval_id",
-    "arguments_digest",
 )
 
 
@@ -79,20 +78,17 @@ class AuditRecord:
     Attributes:
         sequence: The record's number, from 1, without gaps.
         at: When it was recorded (UTC).
+        arguments_json: The arguments' canonical JSON, when the log records arguments.
+        developer: What failed, for the developer only: never shown to a model.
         content: The canonical JSON the digest covers (see the module's documentation).
         prev_digest: The digest of the record before it.
         digest: This record's digest.
-        arguments_json: The arguments' canonical JSON, when the log records arguments.
-        developer: What failed, for the developer only: never shown to a model.
     """
 
     sequence: int
     at: datetime
     kind: AuditKind
-    thinker_class: str | None = None
-    thinker_id: str | None = None
-    conversation_id: str | None = None
-    parents: tuple[str, ...] = ()
+    requester: Requester | None = None
     tool: str | None = None
     skill: str | None = None
     source: str | None = None
@@ -117,53 +113,25 @@ class AuditRecord:
         return None if self.arguments_json is None else json.loads(self.arguments_json)
 
     def to_json(self) -> dict[str, Any]:
-        """The record as a JSON object: every field, empty ones as ``null`` (or ``[]``)."""
+        """The record as a JSON object: every field, an empty one as ``null``."""
+        requester = self.requester
         developer = self.developer
         return {
             "sequence": self.sequence,
             "at": format_time(self.at),
             "kind": self.kind,
-            **{name: getattr(self, name) for name in _TEXT_FIELDS[:3]},
-            "parents": list(self.parents),
-            **{name: getattr(self, name) for name in _TEXT_FIELDS[3:13]},
+            "thinker_class": None if requester is None else requester.thinker_class,
+            "thinker_id": None if requester is None else requester.thinker_id,
+            "conversation_id": None if requester is None else requester.conversation_id,
+            "parents": [] if requester is None else list(requester.parents),
+            **{name: getattr(self, name) for name in _TEXT_FIELDS},
             "duration": self.duration,
             "arguments_digest": self.arguments_digest,
             "arguments": self.arguments,
-            "developer": None
-            if developer is None
-            else {
-                "exception_type": developer.exception_type,
-                "message": developer.message,
-                "traceback": developer.traceback,
-            },
+            "developer": None if developer is None else _developer_object(developer),
             "prev_digest": self.prev_digest,
             "digest": self.digest,
         }
-
-
-@dataclass(frozen=True, slots=True)
-class AuditEntry:
-    """A record waiting for its sequence number: its content, and the columns stores index.
-
-    Attributes:
-        at: The time, as in the content.
-        kind: The kind, as in the content.
-        thinker_class: As in the content (``None`` when absent).
-        thinker_id: As in the content.
-        conversation_id: As in the content.
-        tool: As in the content.
-        source: As in the content.
-        content: The canonical JSON the digest covers.
-    """
-
-    at: str
-    kind: str
-    thinker_class: str | None
-    thinker_id: str | None
-    conversation_id: str | None
-    tool: str | None
-    source: str | None
-    content: str
 
 
 def chain_digest(sequence: int, prev_digest: str, content: str) -> str:
@@ -184,18 +152,29 @@ def parse_time(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 
-def make_entry(
-    event: AuditEvent,
-    at_ns: int,
-    arguments_digest: str | None,
-    arguments_json: str | None,
-) -> AuditEntry:
-    """The entry recording ``event`` at ``at_ns`` (nanoseconds since the epoch)."""
+# The whole second last written, and its text: records come many a second, and strftime is
+# not cheap. One tuple, read and replaced whole, so that threads never mix two seconds.
+_last_second: tuple[int, str] = (-1, "")
+
+
+def _time_text(at_ns: int) -> str:
+    global _last_second
     seconds, nanoseconds = divmod(at_ns, 1_000_000_000)
-    moment = datetime.fromtimestamp(seconds, UTC)
-    at = f"{moment:%Y-%m-%dT%H:%M:%S}.{nanoseconds // 1000:06d}Z"
+    cached = _last_second
+    if cached[0] != seconds:
+        cached = (seconds, f"{datetime.fromtimestamp(seconds, UTC):%Y-%m-%dT%H:%M:%S}")
+        _last_second = cached
+    return f"{cached[1]}.{nanoseconds // 1000:06d}Z"
+
+
+def content_object(
+    event: AuditEvent, at: str, arguments_digest: str | None, arguments_json: str | None
+) -> dict[str, Any]:
+    """The object whose canonical JSON is the content of the record of ``event``."""
     content: dict[str, Any] = {"at": at, "kind": event.kind}
-    for name in _TEXT_FIELDS[:-1]:
+    if event.requester is not None:
+        content["requester"] = event.requester.to_json()
+    for name in _TEXT_FIELDS:
         value = getattr(event, name)
         if value is not None:
             content[name] = value
@@ -203,27 +182,86 @@ def make_entry(
         content["arguments_digest"] = arguments_digest
     if arguments_json is not None:
         content["arguments"] = arguments_json
-    if event.parents:
-        content["parents"] = list(event.parents)
     if event.duration is not None:
         content["duration"] = event.duration
-    developer = event.developer
-    if developer is not None:
-        content["developer"] = {
-            "exception_type": developer.exception_type,
-            "message": developer.message,
-            "traceback": developer.traceback,
-        }
-    return AuditEntry(
-        at,
-        event.kind,
-        event.thinker_class,
-        event.thinker_id,
-        event.conversation_id,
-        event.tool,
-        event.source,
-        _encode(content),
-    )
+    if event.developer is not None:
+        content["developer"] = _developer_object(event.developer)
+    return content
+
+
+def make_content(
+    event: AuditEvent,
+    at_ns: int,
+    arguments_digest: str | None,
+    arguments_json: str | None,
+) -> str:
+    """The content of the record of ``event`` made at ``at_ns`` (nanoseconds since the epoch)."""
+    at = _time_text(at_ns)
+    try:
+        return _fast_content(event, at, arguments_digest, arguments_json)
+    except TypeError:
+        # A field of an unexpected type (an int for a name, say): json writes it as it is.
+        return _encode(content_object(event, at, arguments_digest, arguments_json))
+
+
+def _fast_content(
+    event: AuditEvent, at: str, arguments_digest: str | None, arguments_json: str | None
+) -> str:
+    """`content_object`'s canonical JSON, written key by key in sorted order.
+
+    The same text `canonical_json` writes (a test holds them equal), without building the
+    object and sorting it again for every record.
+    """
+    text = encode_basestring
+    parts: list[str] = []
+    add = parts.append
+    # Keys in code-point order: approval_id, arguments, arguments_digest, at, call_id,
+    # decision, developer, duration, kind, outcome, reason, requester, risk, rule, skill,
+    # source, tool.
+    if event.approval_id is not None:
+        add('"approval_id":' + text(event.approval_id))
+    if arguments_json is not None:
+        add('"arguments":' + text(arguments_json))
+    if arguments_digest is not None:
+        add('"arguments_digest":' + text(arguments_digest))
+    add('"at":"' + at + '"')
+    if event.call_id is not None:
+        add('"call_id":' + text(event.call_id))
+    if event.decision is not None:
+        add('"decision":' + text(event.decision))
+    if event.developer is not None:
+        add('"developer":' + _encode(_developer_object(event.developer)))
+    duration = event.duration
+    if duration is not None:
+        if type(duration) is not float and type(duration) is not int:
+            raise TypeError("duration")
+        add('"duration":' + repr(duration))
+    add('"kind":' + text(event.kind))
+    if event.outcome is not None:
+        add('"outcome":' + text(event.outcome))
+    if event.reason is not None:
+        add('"reason":' + text(event.reason))
+    if event.requester is not None:
+        add('"requester":' + event.requester._json)
+    if event.risk is not None:
+        add('"risk":' + text(event.risk))
+    if event.rule is not None:
+        add('"rule":' + text(event.rule))
+    if event.skill is not None:
+        add('"skill":' + text(event.skill))
+    if event.source is not None:
+        add('"source":' + text(event.source))
+    if event.tool is not None:
+        add('"tool":' + text(event.tool))
+    return "{" + ",".join(parts) + "}"
+
+
+def _developer_object(developer: DeveloperDetails) -> dict[str, str]:
+    return {
+        "exception_type": developer.exception_type,
+        "message": developer.message,
+        "traceback": developer.traceback,
+    }
 
 
 def record_from_row(sequence: int, content: str, prev_digest: str, digest: str) -> AuditRecord:
@@ -237,13 +275,16 @@ def record_from_row(sequence: int, content: str, prev_digest: str, digest: str) 
         if not isinstance(fields, dict):
             raise TypeError("not an object")
         developer = fields.pop("developer", None)
-        parents = fields.pop("parents", [])
+        requester = fields.pop("requester", None)
+        if requester is not None:
+            requester["parents"] = tuple(requester.get("parents", ()))
         return AuditRecord(
             sequence=sequence,
             at=parse_time(fields.pop("at")),
             kind=fields.pop("kind"),
-            parents=tuple(str(parent) for parent in parents),
+            requester=None if requester is None else Requester(**requester),
             duration=fields.pop("duration", None),
+            arguments_digest=fields.pop("arguments_digest", None),
             arguments_json=fields.pop("arguments", None),
             developer=None if developer is None else DeveloperDetails(**developer),
             content=content,

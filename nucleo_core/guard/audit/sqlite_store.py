@@ -12,11 +12,13 @@ Imported only when a store is opened, so that ``import nucleo_core`` never impor
   processes interleave whole, never inside one another.
 - **Threads**: one connection, shared by every thread under a lock; reads are paged, so a
   reader never holds the lock while its caller works.
-- **Schema** (``PRAGMA user_version``): ``audit_records`` (``sequence`` and the columns the
-  filters use, then ``content``, ``prev_digest``, ``digest``) and ``audit_head`` (one row). A
-  file written by a later schema is refused rather than misread. Plain types only (integers
-  and text; the content is kept as text, never as a JSON column that would re-encode it), so a
-  PostgreSQL store can keep the same columns.
+- **Schema** (``PRAGMA user_version``): ``audit_records`` (``sequence``, ``content``,
+  ``prev_digest``, ``digest``, and the columns the filters use, *generated* from the content,
+  so that they cost nothing to write and cannot disagree with it) and ``audit_head`` (one
+  row). A file written by a later schema is refused rather than misread. Plain types only
+  (the content is kept as text, never as a JSON column that would re-encode it), so that a
+  PostgreSQL store can keep the same columns. Needs SQLite 3.31 or later, with its JSON
+  functions (the SQLite of every supported Python build).
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from typing import Any, final
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.records import (
     GENESIS_DIGEST,
-    AuditEntry,
     AuditRecord,
     chain_digest,
     format_time,
@@ -48,18 +49,19 @@ SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE audit_records (
     sequence INTEGER PRIMARY KEY,
-    at TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    thinker_class TEXT,
-    thinker_id TEXT,
-    conversation_id TEXT,
-    tool TEXT,
-    source TEXT,
     content TEXT NOT NULL,
     prev_digest TEXT NOT NULL,
-    digest TEXT NOT NULL
+    digest TEXT NOT NULL,
+    at TEXT GENERATED ALWAYS AS (json_extract(content, '$.at')) VIRTUAL,
+    kind TEXT GENERATED ALWAYS AS (json_extract(content, '$.kind')) VIRTUAL,
+    tool TEXT GENERATED ALWAYS AS (json_extract(content, '$.tool')) VIRTUAL,
+    source TEXT GENERATED ALWAYS AS (json_extract(content, '$.source')) VIRTUAL,
+    thinker_class TEXT
+        GENERATED ALWAYS AS (json_extract(content, '$.requester.thinker_class')) VIRTUAL,
+    thinker_id TEXT GENERATED ALWAYS AS (json_extract(content, '$.requester.thinker_id')) VIRTUAL,
+    conversation_id TEXT
+        GENERATED ALWAYS AS (json_extract(content, '$.requester.conversation_id')) VIRTUAL
 );
-CREATE INDEX audit_records_at ON audit_records (at);
 CREATE TABLE audit_head (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     sequence INTEGER NOT NULL,
@@ -67,16 +69,8 @@ CREATE TABLE audit_head (
 );
 """
 
-_INSERT = (
-    "INSERT INTO audit_records (sequence, at, kind, thinker_class, thinker_id, "
-    "conversation_id, tool, source, content, prev_digest, digest) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+_INSERT = "INSERT INTO audit_records (sequence, content, prev_digest, digest) VALUES (?, ?, ?, ?)"
 _COLUMNS = "sequence, content, prev_digest, digest"
-_ALL_COLUMNS = (
-    "sequence, content, prev_digest, digest, at, kind, thinker_class, thinker_id, "
-    "conversation_id, tool, source"
-)
 # Rows read per query: a reader holds the connection's lock for one page at a time.
 _PAGE = 500
 
@@ -107,8 +101,8 @@ class SQLiteAuditStore:
 
     # -- writing --------------------------------------------------------------------------------
 
-    def append(self, entries: Sequence[AuditEntry], *, durable: bool = False) -> int:
-        """Seal and store ``entries`` in one ``BEGIN IMMEDIATE`` transaction.
+    def append(self, contents: Sequence[str], *, durable: bool = False) -> int:
+        """Seal and store records of ``contents`` in one ``BEGIN IMMEDIATE`` transaction.
 
         See `AuditStore.append`.
         """
@@ -119,27 +113,13 @@ class SQLiteAuditStore:
                 connection.execute("BEGIN IMMEDIATE")
                 try:
                     sequence, digest = self._head(connection)
-                    if entries:
+                    if contents:
                         rows = []
-                        for entry in entries:
+                        for content in contents:
                             sequence += 1
                             previous = digest
-                            digest = chain_digest(sequence, previous, entry.content)
-                            rows.append(
-                                (
-                                    sequence,
-                                    entry.at,
-                                    entry.kind,
-                                    entry.thinker_class,
-                                    entry.thinker_id,
-                                    entry.conversation_id,
-                                    entry.tool,
-                                    entry.source,
-                                    entry.content,
-                                    previous,
-                                    digest,
-                                )
-                            )
+                            digest = chain_digest(sequence, previous, content)
+                            rows.append((sequence, content, previous, digest))
                         connection.executemany(_INSERT, rows)
                         connection.execute(
                             "INSERT INTO audit_head (id, sequence, digest) VALUES (1, ?, ?) "
@@ -225,11 +205,9 @@ class SQLiteAuditStore:
                         "SELECT sequence, digest FROM audit_head WHERE id = 1"
                     ).fetchone()
                     cursor = connection.execute(
-                        f"SELECT {_ALL_COLUMNS} FROM audit_records ORDER BY rowid"
+                        f"SELECT {_COLUMNS} FROM audit_records ORDER BY rowid"
                     )
-                    rows = (
-                        StoredRow(row[0], row[1], row[2], row[3], tuple(row[4:])) for row in cursor
-                    )
+                    rows = (StoredRow(*row) for row in cursor)
                     return verify_chain(rows, None if head is None else (head[0], head[1]))
                 finally:
                     connection.execute("COMMIT")

@@ -8,7 +8,8 @@ loss before it returns, and every other committed append survive the process's c
 
 Implementations: `MemoryAuditStore` (tests), `SQLiteAuditStore` (the default). The same
 contract tests run against each (``tests/unit/guard/audit/``); a PostgreSQL store (a later
-issue) is one more, with the same columns and a head row taken ``FOR UPDATE``.
+issue) is one more, with the same columns (the filters' columns generated from the content)
+and a head row taken ``FOR UPDATE``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from nucleo_core.guard.audit.records import AuditEntry, AuditRecord
+from nucleo_core.guard.audit.records import AuditRecord
 from nucleo_core.guard.audit.verify import VerifyReport
 
 __all__ = ["AuditQuery", "AuditStore", "follow_records"]
@@ -71,10 +72,13 @@ class AuditQuery:
 
     def _thinker_matches(self, record: AuditRecord) -> bool:
         wanted = self.thinker
+        requester = record.requester
         assert wanted is not None
-        if _names(wanted, record.thinker_class, record.thinker_id):
+        if requester is None:
+            return False
+        if _names(wanted, requester.thinker_class, requester.thinker_id):
             return True
-        for parent in record.parents:
+        for parent in requester.parents:
             class_name, _, instance = parent.partition("#")
             if _names(wanted, class_name, instance or None):
                 return True
@@ -91,11 +95,12 @@ def _names(wanted: str, class_name: str | None, instance: str | None) -> bool:
 class AuditStore(Protocol):
     """Where audit records are kept, in order, hash-chained."""
 
-    def append(self, entries: Sequence[AuditEntry], *, durable: bool = False) -> int:
-        """Seal and store ``entries``, in order, in one transaction.
+    def append(self, contents: Sequence[str], *, durable: bool = False) -> int:
+        """Seal and store one record per content, in order, in one transaction.
 
         Args:
-            entries: The records to add, without their sequence numbers yet.
+            contents: The records' contents (see `AuditRecord.content`): the store numbers
+                them and chains them.
             durable: Whether they must survive a power loss once this returns (else: a crash
                 of the process).
 

@@ -8,8 +8,6 @@ record, written in the same transaction as the records. A record is bad when:
 - its ``prev_digest`` is not the digest of the record before it;
 - its digest is not the digest of its sequence number, ``prev_digest`` and content (it was
   edited);
-- one of the columns a store indexes for its filters disagrees with its content (a column was
-  edited without the content, so filters would hide or misfile it);
 - it is past the head, or the log ends before the head (its last records were deleted).
 
 A hash chain shows that records were changed *after* they were written; someone able to
@@ -19,16 +17,12 @@ rewrite the whole file, head included, can write a new chain. Keep a copy of the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nucleo_core.guard.audit.records import GENESIS_DIGEST, chain_digest
 
 __all__ = ["StoredRow", "VerifyReport", "verify_chain"]
-
-# The indexed columns, in `StoredRow.columns`' order, by their key in the content.
-_COLUMN_KEYS = ("at", "kind", "thinker_class", "thinker_id", "conversation_id", "tool", "source")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +34,12 @@ class StoredRow:
         content: Its content.
         prev_digest: The digest it says comes before it.
         digest: Its digest.
-        columns: The store's indexed columns (at, kind, thinker_class, thinker_id,
-            conversation_id, tool, source), to check against the content.
     """
 
     sequence: int
     content: str
     prev_digest: str
     digest: str
-    columns: tuple[str | None, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,9 +115,6 @@ def verify_chain(rows: Iterable[StoredRow], head: tuple[int, str] | None) -> Ver
                 row.sequence,
                 f"record {row.sequence}'s content does not match its digest (it was edited)",
             )
-        problem = _column_problem(row)
-        if problem is not None:
-            return bad(row.sequence, problem)
         previous = row.digest
         expected += 1
         checked += 1
@@ -137,16 +125,3 @@ def verify_chain(rows: Iterable[StoredRow], head: tuple[int, str] | None) -> Ver
     return VerifyReport(
         ok=True, records=checked, head_sequence=head_sequence, head_digest=head_digest
     )
-
-
-def _column_problem(row: StoredRow) -> str | None:
-    try:
-        content = json.loads(row.content)
-    except ValueError:
-        return f"record {row.sequence}'s content is not JSON (it was edited)"
-    if not isinstance(content, dict):
-        return f"record {row.sequence}'s content is not an object (it was edited)"
-    for key, column in zip(_COLUMN_KEYS, row.columns, strict=True):
-        if content.get(key) != column:
-            return f"record {row.sequence}'s {key} column differs from its content (it was edited)"
-    return None
