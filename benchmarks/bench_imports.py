@@ -2,10 +2,11 @@
 
 Two figures per module, both from fresh interpreters started with this same Python:
 
-* **wall**: best of N runs of ``python -c "import X"`` minus the best of N runs of
-  ``python -c "pass"`` (interpreter start-up), runs interleaved module by module;
+* **wall**: each run of ``python -c "import X"`` minus the run of ``python -c "pass"``
+  (interpreter start-up) of the same round, runs interleaved module by module; the median
+  round is judged;
 * **-X importtime**: the sum of the "self" column of ``python -X importtime -c "import X"``
-  minus the same sum for ``python -X importtime -c "pass"``, best of the runs.
+  minus the same sum for ``python -X importtime -c "pass"``, median of the runs.
 
 Every interpreter runs once untimed first (to write bytecode caches, with
 ``PYTHONDONTWRITEBYTECODE`` removed from its environment), in a neutral working directory so
@@ -155,9 +156,9 @@ def run_imports_section(runs: int) -> list[Verdict]:
     print_heading("(d) import cost in a fresh interpreter")
     print_work("(d) judged", _WORK)
     print(
-        f"Interpreter: {sys.executable}\nwall = best of {runs} runs of python -c 'import X' minus "
-        f"best of {runs} runs of python -c 'pass'; -X importtime = sum of self times, best of "
-        f"{runs}, minus the baseline's."
+        f"Interpreter: {sys.executable}\nwall = each of {runs} runs of python -c 'import X' "
+        f"minus the same round's python -c 'pass'; -X importtime = sum of self times, minus "
+        f"the baseline's; medians of {runs} rounds."
     )
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         print(

@@ -1,29 +1,36 @@
-"""nucleo's benchmarks, measured in one run side by side with the peers on identical work.
+"""nucleo's benchmarks, measured in one run side by side with the peers on equal work.
 
 Run by ``nox -s bench`` (which installs nucleo and the peers: langchain-core, pydantic-ai-slim,
 openai-agents, llm), or directly with ``python benchmarks/run.py``. Prints a table per section
-and a closing summary in which each requirement of the issue is one line: figure, target and
-PASS or MISS. A peer that is missing, or whose API differs in the installed version, is shown
-as "unavailable: <reason>" instead of stopping the run.
+and a closing summary in which each requirement is two lines: the work it covers (the same on
+both sides of a comparison), then its median, min and max, target, and PASS, MISS or NOISY.
+Verdicts come from the median of interleaved rounds with GC enabled (see `bench_harness`); a
+section with a NOISY verdict is run again, up to ``--repeats`` times. Figures covering less
+work are printed as "not judged". A peer that is missing, or whose API differs in the
+installed version, is shown as N/A instead of stopping the run.
 
 The exit status is 0 even when a target is missed (the run is a report); ``--strict`` makes
 any MISS exit with status 1.
 
 Sections:
-    (a) declaring and registering 1,000 generated tools, against the peers' define-and-render;
-    (b) the first and second render of the registered tools in the OpenAI format;
-    (c) one validated call of ``async def add(a: int, b: int) -> int`` from JSON text;
+    (a)+(b) defining and rendering 1,000 generated tools with their input validators built,
+        against the peers' definitions (which build their validators); the validator alone;
+        the second render;
+    (c) one tool call of ``async def add(a: int, b: int) -> int`` from JSON text through the
+        thinker's full path (decode, handler, call door, executor, result), against each
+        peer's full tool-call path, with a profile of where nucleo's time goes;
     (d) ``import nucleo_core`` in a fresh interpreter, next to ``import llm`` and the peers;
     (e) the overhead of one ``LLMCall`` round trip with a 20-tool palette (scripted model);
-    (f) a fresh process to a resolved catalog of 200 installed plugins x 25 tools (generated
-        into a throwaway directory), next to ``llm`` loading 200 tool plugins of that size;
+    (f) a fresh process to a resolved catalog of 200 installed plugins x 25 tools with every
+        schema built, next to ``llm`` loading 200 tool plugins of that size; and the peak RSS
+        of both after calling each of the 5,000 tools once;
     (g) the per-turn cost of a thinker's tool definitions, 50-tool palette, 5,000-tool catalog;
     (h) 8 tools of 200 ms requested in one turn of a thinker (async tools, then sync tools);
     (i) the framework overhead of one loop turn (scripted model, 20-tool palette, two tool
         calls), next to pydantic-ai (FunctionModel) and the OpenAI Agents SDK (scripted Model);
     (j) one MCP tool call through nucleo's provider and client pool (entered on the caller's
         loop), next to the MCP SDK's own ``ClientSession.call_tool`` on the same stdio test
-        server, on each protocol; calls interleaved, medians judged (needs the ``mcp`` extra).
+        server, on each protocol (needs the ``mcp`` extra).
 """
 
 from __future__ import annotations
