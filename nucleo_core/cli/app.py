@@ -17,6 +17,7 @@ import click
 from nucleo_core import __version__
 from nucleo_core.cli import render
 from nucleo_core.cli.ask import ask
+from nucleo_core.cli.audit import audit
 from nucleo_core.cli.catalog import catalog
 from nucleo_core.cli.chat import chat
 from nucleo_core.cli.command_error import CommandError
@@ -149,6 +150,7 @@ nucleo.add_command(run)
 nucleo.add_command(chat)
 nucleo.add_command(demo)
 nucleo.add_command(mcp)
+nucleo.add_command(audit)
 
 
 def main(args: Sequence[str] | None = None) -> None:
