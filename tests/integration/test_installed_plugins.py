@@ -195,7 +195,7 @@ def test_entry_points_alone_bring_the_three_distributions(discovery: dict[str, A
     contributed = {record["name"]: record["contributed"] for record in discovery["records"]}
     assert contributed["files"] == [f"tool: {name}" for name in FILES_TOOLS]
     assert contributed["core"] == ["skills package: nucleo_skills_core"]
-    assert contributed["guard-risk"] == ["hooks: nucleo_admit_tool"]
+    assert contributed["guard-risk"] == ["hooks: nucleo_admit_tool, nucleo_permission"]
 
 
 def test_a_thinker_selecting_the_files_pack_gets_its_declared_tools(
