@@ -13,6 +13,7 @@ import click
 from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.preflight import check_seat
+from nucleo_core.cli.running import model_settings, model_settings_options, unreachable
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
@@ -20,7 +21,7 @@ from nucleo_core.errors import (
     ModelRateLimited,
     ResponseError,
 )
-from nucleo_core.models.catalog import ModelCatalog, ModelEntry
+from nucleo_core.models.catalog import ModelCatalog
 from nucleo_core.models.declaration import AnswerSize, ThinkerDeclaration
 from nucleo_core.models.messages import Message
 
@@ -49,8 +50,12 @@ __all__ = ["ask"]
     "--max-tokens",
     type=click.IntRange(min=1),
     default=None,
-    help="The answer budget (default: a medium answer, escalated if the answer is cut off).",
+    help=(
+        "The first answer budget (default: a medium answer), doubled up to "
+        "--max-output-tokens while the answer is cut off."
+    ),
 )
+@model_settings_options
 @click.option(
     "--json",
     "as_json",
@@ -64,6 +69,7 @@ def ask(
     system: str,
     max_tokens: int | None,
     as_json: bool,
+    **settings: float | int | None,
 ) -> None:
     """Ask one model one question and print its answer.
 
@@ -78,6 +84,7 @@ def ask(
         seat = catalog.resolve(declaration, pin)
     except ModelNotConfigured as exc:
         raise CommandError(str(exc)) from exc
+    seat = model_settings(catalog, seat, **settings)
     check_seat(seat)  # before LLMCall and the SDK are imported: a missing key is said at once
     from nucleo_core.thinking.llm_call import LLMCall
     from nucleo_core.thinking.response import ThinkingResponse
@@ -101,7 +108,7 @@ def ask(
     except ModelNotConfigured as exc:
         raise CommandError(str(exc)) from exc
     except ModelConnectionError as exc:
-        raise CommandError(_unreachable(seat, exc)) from exc
+        raise CommandError(unreachable(seat, exc)) from exc
     except ModelRateLimited as exc:
         wait = f" Try again in {exc.retry_after:g} s." if exc.retry_after is not None else ""
         raise CommandError(f"{seat.id} is rate-limiting requests.{wait}") from exc
@@ -126,12 +133,3 @@ def ask(
         )
     else:
         click.echo(result.answer or "")
-
-
-def _unreachable(seat: ModelEntry, error: ModelConnectionError) -> str:
-    if seat.provider == "openai-compatible":
-        return (
-            f"cannot reach the server at {seat.base_url}. Start it (for Ollama: "
-            f"`ollama serve`, then `ollama pull {seat.model}`) or fix the URL in --model."
-        )
-    return f"cannot reach {seat.provider} ({error}); check your network or the base URL."

@@ -19,6 +19,8 @@ from nucleo_core.cli.running import (
     declaration_of,
     discover_catalog,
     model_failure,
+    model_settings,
+    model_settings_options,
     resolve_seat,
 )
 
@@ -32,6 +34,7 @@ EXIT_COMMANDS = frozenset({"/exit", "/quit"})
 
 
 @click.command()
+@model_settings_options
 @click.argument("thinker")
 @click.option(
     "--model",
@@ -49,7 +52,9 @@ EXIT_COMMANDS = frozenset({"/exit", "/quit"})
     metavar="ID",
     help="Resume this conversation (its id is printed when a chat starts). Default: a new one.",
 )
-def chat(thinker: str, pin: str | None, conversation_id: str | None) -> None:
+def chat(
+    thinker: str, pin: str | None, conversation_id: str | None, **settings: float | int | None
+) -> None:
     """Chat with a ChatThinker: each line you type is one message, its answer streamed back.
 
     THINKER is the class's import path, as for `nucleo run`; it must subclass ChatThinker. It is
@@ -69,7 +74,7 @@ def chat(thinker: str, pin: str | None, conversation_id: str | None) -> None:
         )
     declaration = declaration_of(thinker_class)
     catalog = discover_catalog()
-    seat = resolve_seat(catalog, declaration, pin)
+    seat = model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
     conversations = ConversationService()
     hub = loaded_hub(mcp_servers=True)  # closed when the chat ends: its MCP servers stop
     try:

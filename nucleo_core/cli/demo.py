@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import click
 
 from nucleo_core.cli import render
-from nucleo_core.cli.running import discover_catalog, model_failure, resolve_seat
+from nucleo_core.cli.running import (
+    discover_catalog,
+    model_failure,
+    model_settings,
+    model_settings_options,
+    resolve_seat,
+)
 
 if TYPE_CHECKING:
     from nucleo_core.demo import DemoEvent, DemoRun
@@ -39,6 +45,7 @@ _INDENT = {
 
 
 @click.command()
+@model_settings_options
 @click.option(
     "--model",
     "pin",
@@ -55,7 +62,7 @@ _INDENT = {
     is_flag=True,
     help="Print one JSON object (the steps shown, every event, the answers and transcripts).",
 )
-def demo(pin: str | None, as_json: bool) -> None:
+def demo(pin: str | None, as_json: bool, **settings: float | int | None) -> None:
     """Run the thinker shipped with nucleo and tell each step of its design as it happens.
 
     A PicnicPlanner asks for three tools with request_tools: two are admitted, one is refused
@@ -72,6 +79,8 @@ def demo(pin: str | None, as_json: bool) -> None:
     scripted = pin is None and str(declaration.grade) not in catalog.grades
     # The entry, its SDK and its key are checked before a word of the story is printed.
     seat = None if scripted else resolve_seat(catalog, declaration, pin)
+    if seat is not None:
+        seat = model_settings(catalog, seat, **settings)
     story = _Story(_banner(seat, str(declaration.grade)), held=seat is not None)
     try:
         result = asyncio.run(

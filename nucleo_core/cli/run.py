@@ -20,6 +20,8 @@ from nucleo_core.cli.running import (
     discover_catalog,
     input_type_of,
     model_failure,
+    model_settings,
+    model_settings_options,
     parse_input,
     resolve_seat,
 )
@@ -28,6 +30,7 @@ __all__ = ["run"]
 
 
 @click.command()
+@model_settings_options
 @click.argument("thinker")
 @click.argument("input_text", metavar="INPUT")
 @click.option(
@@ -46,7 +49,13 @@ __all__ = ["run"]
     is_flag=True,
     help="Print one JSON object (the answer, the model, the transcript), for machines.",
 )
-def run(thinker: str, input_text: str, pin: str | None, as_json_output: bool) -> None:
+def run(
+    thinker: str,
+    input_text: str,
+    pin: str | None,
+    as_json_output: bool,
+    **settings: float | int | None,
+) -> None:
     """Run a thinker on INPUT and print its answer as it streams.
 
     THINKER is the class's import path, as for `nucleo catalog`: package.module:ClassName,
@@ -74,7 +83,7 @@ def run(thinker: str, input_text: str, pin: str | None, as_json_output: bool) ->
     declaration = declaration_of(thinker_class)
     value = parse_input(input_text, input_type_of(thinker_class))
     catalog = discover_catalog()
-    seat = resolve_seat(catalog, declaration, pin)
+    seat = model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
     hub = loaded_hub(mcp_servers=True)
     try:
         instance: Thinker[Any, Any] = build_thinker(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, final, get_args, get_origin
 
 import click
@@ -41,6 +42,8 @@ __all__ = [
     "discover_catalog",
     "input_type_of",
     "model_failure",
+    "model_settings",
+    "model_settings_options",
     "parse_input",
     "resolve_seat",
     "unreachable",
@@ -48,6 +51,71 @@ __all__ = [
 
 #: The seat of a thinker class that declares none: the standard grade, a medium answer.
 DEFAULT_DECLARATION = ThinkerDeclaration("standard", AnswerSize.MEDIUM)
+
+CommandT = TypeVar("CommandT", bound=Callable[..., Any])
+
+#: The model entry settings a command line may override, by option name.
+_SETTING_OPTIONS = (
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        help="Seconds one request attempt may take (default: the entry's timeout, else 600).",
+    ),
+    click.option(
+        "--retries",
+        type=click.IntRange(min=0),
+        default=None,
+        help=(
+            "How often a request that failed transiently is sent again, each retry logged "
+            "(default: the entry's retries, else 2)."
+        ),
+    ),
+    click.option(
+        "--deadline",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        help=(
+            "Seconds one exchange with the model may take in all, retries, corrections and "
+            "escalations included (default: the entry's deadline, else none)."
+        ),
+    ),
+    click.option(
+        "--max-output-tokens",
+        type=click.IntRange(min=1),
+        default=None,
+        help=(
+            "The ceiling the answer budget is doubled up to when an answer is cut off "
+            "(default: the entry's max_output_tokens, else 8192)."
+        ),
+    ),
+)
+
+
+def model_settings_options(command: CommandT) -> CommandT:
+    """Add ``--timeout``, ``--retries``, ``--deadline`` and ``--max-output-tokens``."""
+    for option in reversed(_SETTING_OPTIONS):
+        command = option(command)
+    return command
+
+
+def model_settings(
+    catalog: ModelCatalog, seat: ModelEntry, **options: float | int | None
+) -> ModelEntry:
+    """The seat with the settings given on the command line, put in ``catalog`` in its place.
+
+    Every thinker and exchange seated on that entry id from then on gets them. The options
+    not given (``None``) keep the entry's (its configuration, else the defaults).
+    """
+    given = {key: value for key, value in options.items() if value is not None}
+    if not given:
+        return seat
+    try:
+        changed = seat.with_limits(**given)
+    except ModelNotConfigured as exc:  # click has checked the ranges: a bug if reached
+        raise CommandError(str(exc)) from exc
+    catalog.add(changed)
+    return changed
 
 
 def declaration_of(thinker_class: type[Any]) -> ThinkerDeclaration:
@@ -186,13 +254,29 @@ def model_failure(error: Exception, seat: ModelEntry, thinker: str) -> CommandEr
 
 
 def unreachable(seat: ModelEntry, error: ModelConnectionError) -> str:
-    """What to do when the seat's server cannot be reached."""
+    """What to do when the seat's server cannot be reached; or, when it timed out, that."""
+    if _timed_out(error):
+        return (
+            f"{seat.id}: {error}. The server was reached but did not answer in time: raise "
+            "--timeout or --deadline (or the entry's timeout and deadline settings), or lower "
+            "--max-tokens."
+        )
     if seat.provider == "openai-compatible":
         return (
             f"cannot reach the server at {seat.base_url}. Start it (for Ollama: "
             f"`ollama serve`, then `ollama pull {seat.model}`) or fix the URL in --model."
         )
     return f"cannot reach {seat.provider} ({error}); check your network or the base URL."
+
+
+def _timed_out(error: BaseException) -> bool:
+    """Whether ``error`` came of a timeout (an attempt's, or the exchange's deadline)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, TimeoutError) or "Timeout" in type(seen).__name__:
+            return True
+        seen = seen.__cause__
+    return False
 
 
 @final

@@ -138,11 +138,13 @@ class LLMCall(Generic[AnswerT]):
         """
         seat = self.seat()
         self.turns = []
+        # Made before the deadline starts: importing an SDK is not the server's time.
+        client = self.client if self.client is not None else self._catalog().client_for(seat)
         if seat.deadline is None:
-            return await self._run(seat)
+            return await self._run(seat, client)
         try:
             async with asyncio.timeout(seat.deadline) as bound:
-                return await self._run(seat)
+                return await self._run(seat, client)
         except TimeoutError as exc:
             if not bound.expired():
                 raise
@@ -152,8 +154,7 @@ class LLMCall(Generic[AnswerT]):
                 provider=seat.provider,
             ) from exc
 
-    async def _run(self, seat: ModelEntry) -> ThinkingResponse[AnswerT]:
-        client = self.client if self.client is not None else self._catalog().client_for(seat)
+    async def _run(self, seat: ModelEntry, client: ModelClient) -> ThinkingResponse[AnswerT]:
         handler: ThinkingResponseHandler[AnswerT] = ThinkingResponseHandler(
             self.output_type, tools=self.tools, native_tools=seat.native_tools
         )

@@ -133,3 +133,94 @@ def test_ask_json_reports_a_failure_as_an_error_line_not_json(tmp_path: Path) ->
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.startswith("Error: Model id 'mistral:large' names no known provider.")
+
+
+def _cut_off(text: str) -> dict[str, Any]:
+    reply = _completion(text)
+    reply["choices"][0]["finish_reason"] = "length"
+    return reply
+
+
+def _late() -> Reply:
+    """A reply held back until the client gave up on it."""
+    return Reply(body=b"{}", headers={"content-type": "application/json"}, delay=0.3)
+
+
+def test_ask_timeout_and_retries_bound_each_attempt_and_log_each_retry(tmp_path: Path) -> None:
+    """--timeout ends each attempt, --retries counts them, and each retry is told on stderr."""
+    with wire_server() as server:
+        server.replies.extend([_late(), _late()])
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        result = _nucleo(
+            "ask", "hi", "--model", entry, "--timeout", "0.1", "--retries", "1", cwd=tmp_path
+        )
+    assert result.returncode == 2
+    assert len(server.requests) == 2
+    assert result.stderr.count("retry 1 of 1") == 1
+    assert result.stderr.splitlines()[-1].startswith("Error: ")
+
+
+def test_ask_deadline_ends_a_stalled_exchange(tmp_path: Path) -> None:
+    """--deadline ends an exchange the server stalls, with an Error line naming the deadline."""
+    with wire_server() as server:
+        server.replies.append(
+            Reply(body=b"{}", headers={"content-type": "application/json"}, delay=60.0)
+        )
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        result = _nucleo("ask", "hi", "--model", entry, "--deadline", "2", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "deadline of 2 s" in result.stderr
+    assert "did not answer in time" in result.stderr
+
+
+def test_ask_max_output_tokens_caps_the_escalation_of_a_cut_off_answer(tmp_path: Path) -> None:
+    """A cut-off answer doubles the budget only up to --max-output-tokens, then is printed."""
+    with wire_server() as server:
+        server.replies.extend([Reply.json(_cut_off("Once upon")), Reply.json(_cut_off("Once"))])
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        result = _nucleo(
+            "ask",
+            "Tell a story.",
+            "--model",
+            entry,
+            "--max-tokens",
+            "16",
+            "--max-output-tokens",
+            "32",
+            cwd=tmp_path,
+        )
+    assert result.returncode == 0, result.stderr
+    assert [request.json()["max_tokens"] for request in server.requests] == [16, 32]
+    assert result.stdout == "Once\n"
+
+
+def test_ask_reads_timeout_and_retries_from_the_model_entry(tmp_path: Path) -> None:
+    """The entry's configured ``timeout`` and ``retries`` bound ``nucleo ask`` with no option."""
+    with wire_server() as server:
+        server.replies.extend([_late(), _late()])
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        (tmp_path / "nucleo.toml").write_text(
+            f'[models.grades]\nstandard = "{entry}"\n'
+            f'[models.entries."{entry}"]\ntimeout = 0.1\nretries = 0\n',
+            encoding="utf-8",
+        )
+        result = _nucleo("ask", "hi", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "timed out" in result.stderr
+    assert len(server.requests) == 1
+
+
+def test_ask_says_what_a_server_refused_in_short(tmp_path: Path) -> None:
+    """A 500 validation report reaches the user as the refused field and reason, sent once."""
+    report = (
+        "[{'type': 'string_type', 'loc': ('messages', 1, 'content'), 'msg': 'Input should be "
+        "a valid string', 'input': None}]"
+    )
+    with wire_server() as server:
+        server.replies.append(Reply.json({"error": {"message": report}}, status=500))
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        result = _nucleo("ask", "hi", "--model", entry, "--retries", "2", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "messages.1.content: Input should be a valid string" in result.stderr
+    assert "'input'" not in result.stderr
+    assert len(server.requests) == 1
