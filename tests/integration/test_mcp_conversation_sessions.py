@@ -269,6 +269,40 @@ def test_a_sub_thinkers_call_of_an_inherited_tool_uses_its_parents_session() -> 
         assert seen["process"].wait_gone(), "the parent's session outlived its run"
 
 
+def test_a_sub_thinkers_own_tool_gets_a_session_that_ends_with_the_sub_thinker() -> None:
+    """A system-wide tool a delegate calls gets a session of its own, closed at its end."""
+    seen: dict[str, Any] = {}
+
+    def script(request: ModelRequest) -> ModelResponse:
+        done = results(request)
+        if request.system.startswith("You are a sub-thinker"):
+            if not done:
+                return tool_use_response(("w_pid", {}))
+            seen["sub"] = Process.of(int(done[0]))
+            seen["open"] = bound.pool.conversations("st")
+            return text_response('{"answer": "done"}')
+        if not done:
+            return tool_use_response((SUB_THINKER, {"objective": "Ask the pid."}))
+        seen["after"] = bound.pool.conversations("st")  # the delegate has ended, its lead not
+        return text_response("delegated")
+
+    hub = ToolHub()
+    bound = MCPServers([stateful("conversation", prefix="w")])  # its tools named w_<tool>
+    with bound.connect_to_hub(hub):
+        lead = Worker(
+            DECLARATION,
+            hub=hub,
+            catalog=CATALOG,
+            conversations=ConversationService(":memory:"),
+            client=ScriptedModel(script),
+        )
+        assert asyncio.run(lead.run("Lead.", conversation_id="lead")) == "delegated"
+        (sub_conversation,) = seen["open"]
+        assert sub_conversation != "lead"  # the delegate's own conversation
+        assert seen["after"] == ()  # closed at the delegate's end, while its lead still ran
+        assert seen["sub"].wait_gone(), "the delegate's session outlived it"
+
+
 # -- the pool's own surface -------------------------------------------------------------------
 
 
