@@ -2,9 +2,10 @@
 
 ``nucleo mcp`` reads the configuration from the working directory upward (see
 `discover_servers`), starts every server at once (each within its ``startup_timeout``) and
-prints one row per server: its id, its transport (the stdio command or the HTTP URL), its
-status, how many tools it lists, and its last error with the last line of its stderr. A server
-that does not start is shown, not fatal: the command exits 0. ``nucleo mcp tools SERVER``
+prints one row per server: its id, its transport (the stdio command or the HTTP URL, marked
+for a server configured ``sessions = "conversation"``), its status, how many tools it lists,
+and its last error with the last line of its stderr. A server that does not start is shown,
+not fatal: the command exits 0. ``nucleo mcp tools SERVER``
 starts one server and lists its tools as ``nucleo tools`` does; an id that is not configured
 exits 2 (naming the ids that are), a server that does not start exits 1 (with the reason, its
 command and the tail of its stderr). A configuration that cannot be read exits 2.
@@ -311,6 +312,8 @@ def server_summary(report: ServerReport) -> dict[str, Any]:
         "protocol_version": status.protocol_version,
         "error": unavailable.reason if unavailable is not None else status.error,
         "stderr_tail": unavailable.stderr_tail if unavailable is not None else status.stderr_tail,
+        "sessions": config.sessions,
+        "risk_policy": None if config.risk_policy is None else dict(config.risk_policy),
     }
 
 
@@ -360,7 +363,10 @@ def _print_server_table(reports: Sequence[ServerReport]) -> None:
 
 
 def _transport(config: MCPServerConfig) -> str:
-    return f"stdio: {config.describe()}" if config.transport == "stdio" else f"http: {config.url}"
+    shown = f"stdio: {config.describe()}" if config.transport == "stdio" else f"http: {config.url}"
+    if config.sessions == "conversation":  # a server started once per conversation too
+        shown += " (a session per conversation)"
+    return shown
 
 
 def _last_error(report: ServerReport) -> Text:

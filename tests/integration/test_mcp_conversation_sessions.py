@@ -10,12 +10,15 @@ fixed time. Every test checks that no child process is left behind.
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _installed_venv import clean_environment
 from _mcp_harness import (
     STATEFUL,
     Process,
@@ -457,3 +460,41 @@ def test_a_shared_servers_tools_keep_their_session_when_a_conversation_ends() ->
         tools["pid"].forget_conversation_state(None)
         assert servers.pool.call_sync("st", "pid", {}).text == str(process.pid)
         assert process.running()
+
+
+def test_nucleo_mcp_shows_a_servers_sessions_and_risk_policy(tmp_path: Path) -> None:
+    """`nucleo mcp` marks a per-conversation server, and --json gives sessions and risk_policy."""
+    (tmp_path / "nucleo.toml").write_text(
+        "[mcp.servers.st]\n"
+        f"command = {sys.executable!r}\n"
+        f"args = [{str(STATEFUL)!r}, 'stdio']\n"
+        'sessions = "conversation"\n'
+        'risk_policy = { high = "confirm" }\n'
+        "[mcp.servers.plain]\n"
+        f"command = {sys.executable!r}\n"
+        f"args = [{str(STATEFUL)!r}, 'stdio']\n",
+        encoding="utf-8",
+    )
+
+    def nucleo(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "nucleo_core.cli", "mcp", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=clean_environment({"COLUMNS": "400", "NO_COLOR": "1"}),
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    rows = {row["name"]: row for row in json.loads(nucleo("--json"))}
+    assert (rows["st"]["sessions"], rows["st"]["risk_policy"]) == (
+        "conversation",
+        {"high": "confirm"},
+    )
+    assert (rows["plain"]["sessions"], rows["plain"]["risk_policy"]) == ("shared", None)
+    table = {line.split()[0]: line for line in nucleo().splitlines() if line.strip()}
+    assert "(a session per conversation)" in table["st"]
+    assert "per conversation" not in table["plain"]
