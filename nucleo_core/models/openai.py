@@ -781,11 +781,23 @@ def _retryable(error: ModelError) -> bool:
 #: A pydantic ``ValidationError`` as text: its header, then a location line and an indented
 #: message line (``  Input should be ... [type=..., input_value=..., ...]``) per problem.
 _PYDANTIC_HEADER = re.compile(r"\d+ validation errors? for \S+")
-#: A problem in a dict or JSON rendering of pydantic's ``errors()``: ``'loc': (...), 'msg': ...``.
+#: A problem in a dict or JSON rendering of pydantic's ``errors()``: ``'type': ..., 'loc': (...),
+#: 'msg': ...``, in that order (the ``type`` may be missing).
 _LOC_MSG = re.compile(
-    r"""["']loc["']\s*:\s*[\[(]([^\])]*)[\])]\s*,\s*["']msg["']\s*:\s*(["'])(.*?)(?<!\\)\2"""
+    r"""(?:["']type["']\s*:\s*["']([^"']*)["']\s*,\s*)?"""
+    r"""["']loc["']\s*:\s*[\[(]([^\])]*)[\])]\s*,\s*["']msg["']\s*:\s*(["'])(.*?)(?<!\\)\3"""
 )
 _ISSUES_SHOWN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class _Issue:
+    kind: str
+    location: tuple[str, ...]
+    message: str
+
+    def __str__(self) -> str:
+        return f"{'.'.join(self.location) or '(the request)'}: {self.message}"
 
 
 def _validation_issues(body: object) -> list[str]:
@@ -793,48 +805,56 @@ def _validation_issues(body: object) -> list[str]:
 
     Reads FastAPI's ``{"detail": [{"loc": ..., "msg": ...}]}``, pydantic's text rendering and
     a dict or JSON rendering of its ``errors()``, wherever the message is. The values the
-    report echoes (``input_value``, ``input``) are left out. Empty when there is no report.
+    report echoes (``input_value``, ``input``) are left out. A message that fits none of a
+    union's shapes is reported against each; the shapes whose ``role`` or ``type`` did not
+    match are dropped, so what is left is the cause (``messages.1.…AssistantMessage.content:
+    Input should be a valid string``). Empty when there is no report.
     """
-    if isinstance(body, Mapping):
-        detail = body.get("detail")
-        if isinstance(detail, list):
-            issues = [
-                _issue(item.get("loc"), item.get("msg"))
-                for item in detail
-                if isinstance(item, Mapping) and isinstance(item.get("msg"), str)
-            ]
-            if issues:
-                return issues
+    issues: list[_Issue] = []
+    if isinstance(body, Mapping) and isinstance(body.get("detail"), list):
+        issues = [
+            _issue(item.get("type"), item.get("loc"), item.get("msg"))
+            for item in body["detail"]
+            if isinstance(item, Mapping) and isinstance(item.get("msg"), str)
+        ]
     text = body if isinstance(body, str) else _raw_message(body)
-    if not text:
-        return []
-    issues = [
-        _issue([part.strip().strip("'\"") for part in loc.split(",") if part.strip()], msg)
-        for loc, _, msg in _LOC_MSG.findall(text)
-    ]
-    if issues:
-        return issues
-    header = _PYDANTIC_HEADER.search(text)
-    if header is None:
-        return []
-    location = ""
-    for line in text[header.end() :].splitlines():
-        if not line.strip() or line.lstrip().startswith("For further information"):
-            continue
-        if not line[0].isspace():
-            location = line.strip()
-        elif location:
-            issues.append(f"{location}: {line.strip().split(' [type=', 1)[0]}")
-            location = ""
-    return issues
+    if not issues and text:
+        issues = [
+            _issue(kind, [part.strip().strip("'\"") for part in loc.split(",")], msg)
+            for kind, loc, _, msg in _LOC_MSG.findall(text)
+        ]
+    if not issues and text and (header := _PYDANTIC_HEADER.search(text)) is not None:
+        location = ""
+        for line in text[header.end() :].splitlines():
+            if not line.strip() or line.lstrip().startswith("For further information"):
+                continue
+            if not line[0].isspace():
+                location = line.strip()
+            elif location:
+                message = line.strip().split(" [type=", 1)[0]
+                issues.append(_Issue("", tuple(location.split(".")), message))
+                location = ""
+    return [str(issue) for issue in _causes(issues)]
 
 
-def _issue(location: object, message: object) -> str:
-    parts = [str(part) for part in location] if isinstance(location, list | tuple) else []
+def _issue(kind: object, location: object, message: object) -> _Issue:
+    parts = (
+        [str(part) for part in location if str(part)] if isinstance(location, list | tuple) else []
+    )
     if parts and parts[0] == "body":
         parts = parts[1:]  # FastAPI's: every field of a request is in its body
-    where = ".".join(parts) or "(the request)"
-    return f"{where}: {message}"
+    return _Issue(kind if isinstance(kind, str) else "", tuple(parts), str(message))
+
+
+def _causes(issues: list[_Issue]) -> list[_Issue]:
+    """``issues`` without those of the union members the value was never meant to be."""
+    mismatched = {
+        issue.location[:-1]
+        for issue in issues
+        if issue.kind == "literal_error" and issue.location[-1:] in (("role",), ("type",))
+    }
+    kept = [issue for issue in issues if issue.location[:-1] not in mismatched]
+    return kept or issues
 
 
 def _raw_message(body: object) -> str:

@@ -1071,16 +1071,27 @@ def test_a_thinker_turn_goes_on_past_deep_arguments_and_an_integer_name(
 
 # -- what a real local server refuses, and retries -------------------------------------------
 
-#: What llama-cpp-python's server answers to ``"content": null`` on a tool-call turn: a 500
-#: whose message is pydantic's rendering of the validation errors, echoing the value sent.
+#: What llama-cpp-python's server (0.3) answers to ``"content": null`` on a tool-call turn: a 500
+#: whose message is pydantic's report for every shape of its message union, echoing the
+#: values sent, then a stack frame (as it was read off the real server, shortened).
 LLAMA_CPP_VALIDATION_500 = {
     "error": {
         "message": (
-            "[{'type': 'string_type', 'loc': ('messages', 2, 'typed-dict', 'content'), "
-            "'msg': 'Input should be a valid string', 'input': None, "
-            "'url': 'https://errors.pydantic.dev/2.9/v/string_type'}, "
-            "{'type': 'missing', 'loc': ('messages', 2, 'typed-dict', 'name'), "
-            "'msg': 'Field required', 'input': {'role': 'assistant', 'content': 'SECRET-TEXT'}}]"
+            "4 validation errors:\n"
+            "  {'type': 'literal_error', 'loc': ('body', 'messages', 1, "
+            "'ChatCompletionRequestSystemMessage', 'role'), 'msg': \"Input should be 'system'\", "
+            "'input': 'assistant', 'ctx': {'expected': \"'system'\"}}\n"
+            "  {'type': 'string_type', 'loc': ('body', 'messages', 1, "
+            "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a "
+            "valid string', 'input': None}\n"
+            "  {'type': 'literal_error', 'loc': ('body', 'messages', 1, "
+            "'ChatCompletionRequestToolMessage', 'role'), 'msg': \"Input should be 'tool'\", "
+            "'input': 'assistant', 'ctx': {'expected': \"'tool'\"}}\n"
+            "  {'type': 'missing', 'loc': ('body', 'messages', 1, "
+            "'ChatCompletionRequestToolMessage', 'tool_call_id'), 'msg': 'Field required', "
+            "'input': {'role': 'assistant', 'content': 'SECRET-TEXT'}}\n\n"
+            '  File "llama_cpp/server/app.py", line 376, in create_chat_completion\n'
+            "    POST /v1/chat/completions"
         ),
         "type": "internal_server_error",
         "param": None,
@@ -1099,8 +1110,9 @@ def test_a_500_validation_report_is_said_in_short_and_not_retried(server: WireSe
 
     message = str(caught.value)
     assert "refused the request (HTTP 500)" in message
-    assert "messages.2.typed-dict.content: Input should be a valid string" in message
-    assert "messages.2.typed-dict.name: Field required" in message
+    cause = "messages.1.ChatCompletionRequestAssistantMessage.content: Input should be a valid"
+    assert message.endswith(f"the request does not fit the server's schema: {cause} string")
+    assert "ToolMessage" not in message  # the shapes whose role did not match are left out
     assert "SECRET-TEXT" not in message
     assert "errors.pydantic.dev" not in message
     assert len(server.requests) == 1
