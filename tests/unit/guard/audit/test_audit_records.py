@@ -68,8 +68,7 @@ class Point:
 
 
 def test_values_that_are_not_json_have_one_documented_form() -> None:
-    """Tuples, sets, bytes, times, decimals, UUIDs, paths, enums and dataclasses are written
-    as the module documents; NaN and the infinities as strings; non-string keys as json does."""
+    """Each non-JSON value (tuple, set, bytes, time, enum, dataclass, NaN...) has one form."""
     value = {
         "tuple": (1, 2),
         "set": {"b", "a"},
@@ -184,7 +183,7 @@ def test_a_record_read_back_holds_every_field_of_its_event(event: AuditEvent) ->
 
 
 def test_the_digest_chains_sequence_previous_digest_and_content() -> None:
-    """A record's digest is sha256 of "sequence\\nprev_digest\\ncontent"; the first follows 64 zeros."""
+    """A digest is sha256 of sequence, previous digest and content; the first follows zeros."""
     store = MemoryAuditStore()
     store.append(['{"at":"2025-01-31T09:15:02.000001Z","kind":"grant"}'] * 2)
     first, second = store.read()

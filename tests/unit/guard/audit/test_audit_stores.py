@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 import time
@@ -51,7 +52,7 @@ def test_appends_are_numbered_from_one_in_order_and_chained(store: AuditStore) -
     records = list(store.read())
     assert [record.sequence for record in records] == [1, 2, 3, 4]
     assert [record.tool for record in records] == ["t0", "t1", "t2", None]
-    assert all(b.prev_digest == a.digest for a, b in zip(records, records[1:], strict=False))
+    assert all(b.prev_digest == a.digest for a, b in itertools.pairwise(records))
     assert store.verify().ok
     assert store.verify().head_sequence == 4
 
@@ -101,7 +102,7 @@ def test_filters_select_by_time_thinker_tool_and_kind(store: AuditStore) -> None
 def test_follow_yields_what_is_there_then_each_new_record_until_stopped(
     store: AuditStore,
 ) -> None:
-    """follow reads the records there are, then those appended later, and ends on stop."""
+    """Following reads the records there are, then those appended later, and ends on stop."""
     store.append([content(AuditEvent(kind="grant", tool="a"))])
     stop = threading.Event()
     seen: list[str | None] = []
