@@ -115,6 +115,7 @@ def audit_settings(start: str | os.PathLike[str] | None = None) -> AuditSettings
         path = folder / Path(configured).expanduser()
     else:
         path = folder / PROJECT_FOLDER_NAME / AUDIT_FILE_NAME
+        origin = "default"
     return AuditSettings(path=path, record_arguments=record_arguments, origin=origin)
 
 
