@@ -94,8 +94,10 @@ class _CatalogProvider(ToolProvider):
     def __init__(self, members: Sequence[tuple[str, str]]) -> None:
         self._members = tuple(members)
         choices = [{"const": name, "description": about} for name, about in self._members]
+        # No uniqueItems: a name asked twice is one ask (`parse_input`), not a refusal — small
+        # models repeat names, and refusing them lost whole turns.
         value: dict[str, Any] = (
-            {"type": "array", "items": {"oneOf": choices}, "minItems": 1, "uniqueItems": True}
+            {"type": "array", "items": {"oneOf": choices}, "minItems": 1}
             if self._many
             else {"oneOf": choices}
         )
@@ -136,7 +138,10 @@ class _CatalogProvider(ToolProvider):
         return True
 
     def parse_input(self, raw: RawInput) -> Any:
-        """Validate against this turn's schema: a name off the catalog is refused."""
+        """Validate against this turn's schema: a name off the catalog is refused.
+
+        A name given more than once is asked for once, at its first place.
+        """
         if isinstance(raw, str | bytes | bytearray):
             try:
                 data = json.loads(raw)
@@ -152,6 +157,8 @@ class _CatalogProvider(ToolProvider):
         if errors:
             problem = _input_errors.from_jsonschema(self.name, errors, self._schema)
             raise problem from errors[0]
+        if self._many:
+            return list(dict.fromkeys(data[self._field]))
         return data[self._field]
 
     def __eq__(self, other: object) -> bool:
@@ -256,8 +263,8 @@ class _RequestToolsTool(Tool[Any, Any]):
 
         parent = self.parent  # the thinker that created this tool
         if isinstance(parent, ThinkerBase):  # its own door, whatever a subclass overrides
-            return await ThinkerBase.request_tools_async(parent, list(input))
-        return await cast("_Requester", parent).request_tools_async(list(input))
+            return await ThinkerBase.request_tools_async(parent, list(dict.fromkeys(input)))
+        return await cast("_Requester", parent).request_tools_async(list(dict.fromkeys(input)))
 
 
 class _RequestSkillTool(Tool[Any, Any]):

@@ -82,7 +82,7 @@ def test_the_meta_tool_is_spelled_in_snake_case() -> None:
 
 
 def test_the_schema_is_the_catalog_as_one_of_const_names(hub: ToolHub) -> None:
-    """The input is a non-empty array of distinct names, each a const of the catalog."""
+    """The input is a non-empty array of names, each a const of the catalog."""
     provider = offered(Librarian(hub=hub))
 
     assert provider.input_schema == {
@@ -98,7 +98,6 @@ def test_the_schema_is_the_catalog_as_one_of_const_names(hub: ToolHub) -> None:
                     ]
                 },
                 "minItems": 1,
-                "uniqueItems": True,
                 "description": provider.input_schema["properties"]["tools"]["description"],
             }
         },
@@ -291,7 +290,6 @@ OFF_CATALOG = "exfiltrate_secrets_QX7"
         ({"tools": [OFF_CATALOG]}, "tools[0]"),
         ({"tools": ["lookup", OFF_CATALOG]}, "tools[1]"),
         ({"tools": []}, "tools"),
-        ({"tools": ["lookup", "lookup"]}, "tools"),
         ({"tools": OFF_CATALOG}, "tools"),
         ({}, "tools"),
         ({"tools": ["lookup"], OFF_CATALOG: 1}, "input"),
@@ -301,7 +299,6 @@ OFF_CATALOG = "exfiltrate_secrets_QX7"
         "off-catalog",
         "one off-catalog among good",
         "empty",
-        "duplicate",
         "not an array",
         "missing",
         "extra field",
@@ -318,6 +315,15 @@ def test_parse_input_refuses_what_the_schema_does_not_allow(raw: Any, field: str
     assert caught.value.tool == REQUEST_TOOLS
     assert field in str(caught.value)
     assert OFF_CATALOG not in str(caught.value)
+
+
+def test_a_name_asked_twice_is_one_ask_not_a_refusal() -> None:
+    """A repeated name is accepted and asked for once, in the order the names came."""
+    provider = RequestToolsProvider([provider_for(tool) for tool in CATALOG])
+
+    asked = provider.parse_input({"tools": ["write_record", "lookup", "write_record", "lookup"]})
+
+    assert asked == ["write_record", "lookup"]
 
 
 def test_a_name_off_the_catalog_is_refused_before_it_reaches_admission(hub: ToolHub) -> None:
