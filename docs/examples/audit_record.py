@@ -77,8 +77,7 @@ print("the developer sees:", failure.developer.exception_type if failure.develop
 print(store.verify().ok)
 with sqlite3.connect(path) as connection:  # someone edits the permission record
     connection.execute(
-        "UPDATE audit_records SET content = replace(content, 'confirm', 'auto') "
-        "WHERE sequence = 2"
+        "UPDATE audit_records SET content = replace(content, 'confirm', 'auto') WHERE sequence = 2"
     )
 connection.close()
 report = store.verify()
