@@ -270,3 +270,23 @@ def test_a_file_of_a_later_schema_is_refused(tmp_path: Path) -> None:
     other.close()
     with pytest.raises(AuditStoreError, match="later nucleo"):
         list(SQLiteAuditStore(path).read())
+
+
+def test_records_a_failing_store_cannot_take_stay_queued_and_the_caller_fails_closed(
+    tmp_path: Path,
+) -> None:
+    """A failing store keeps records queued; flush, a durable record, a full queue raise."""
+    path = tmp_path / "a.db"
+    broken = SQLiteAuditStore(path)
+    broken.close()  # every append now fails
+    log = AuditLog(broken, flush_interval=60, max_pending=3)
+    log.record(AuditEvent(kind="grant", tool="a"))
+    with pytest.raises(AuditStoreError, match="closed"):
+        log.flush()
+    with pytest.raises(AuditStoreError, match="closed"):
+        log.record(AuditEvent(kind="call_start", tool="b"), durable=True)
+    log.record(AuditEvent(kind="grant", tool="c"))
+    with pytest.raises(AuditStoreError, match="closed"):
+        log.record(AuditEvent(kind="grant", tool="d"))  # the third queued: stored now, or raise
+    with pytest.raises(AuditStoreError, match="3 audit records were not stored"):
+        log.close()
