@@ -64,9 +64,9 @@ def arguments_digest(arguments: object) -> str:
     Raises:
         AuditValueError: as `canonical_json` does.
     """
-    import hashlib
+    from nucleo_core.guard.audit.records import sha256_hex
 
-    return hashlib.sha256(canonical_json(arguments).encode()).hexdigest()
+    return sha256_hex(canonical_json(arguments))
 
 
 def _plain(value: object, where: str) -> Any:

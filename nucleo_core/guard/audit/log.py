@@ -16,7 +16,6 @@ once ``max_pending`` records wait, so that the caller fails closed.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import logging
 import os
 import threading
@@ -29,7 +28,7 @@ from typing import Final, final
 from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import AuditEvent
-from nucleo_core.guard.audit.records import AuditRecord, make_content
+from nucleo_core.guard.audit.records import AuditRecord, make_content, sha256_hex
 from nucleo_core.guard.audit.store import AuditQuery, AuditStore
 from nucleo_core.guard.audit.verify import VerifyReport
 
@@ -157,7 +156,7 @@ class AuditLog:
             # Digested now, not when written: the caller may reuse the mapping afterwards.
             text = canonical_json(arguments)
             if digest is None:
-                digest = hashlib.sha256(text.encode()).hexdigest()
+                digest = sha256_hex(text)
             if self._record_arguments:
                 kept = text
         queued: _Queued = (event, at, digest, kept)

@@ -17,13 +17,12 @@ reordering a record breaks the chain at that record; `verify_chain` names where.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import (
@@ -43,6 +42,7 @@ __all__ = [
     "make_content",
     "parse_time",
     "record_from_row",
+    "sha256_hex",
 ]
 
 #: The ``prev_digest`` of the first record.
@@ -134,9 +134,28 @@ class AuditRecord:
         }
 
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from hashlib import _Hash
+
+# hashlib is imported on the first digest, not with the package (``import nucleo_core`` stays
+# free of it); the function is then kept here, so each digest costs no import statement.
+_sha256: Callable[[bytes], _Hash] | None = None
+
+
+def sha256_hex(text: str) -> str:
+    """The SHA-256 of ``text`` in UTF-8, in lowercase hex."""
+    global _sha256
+    if _sha256 is None:
+        import hashlib
+
+        _sha256 = hashlib.sha256
+    return _sha256(text.encode()).hexdigest()
+
+
 def chain_digest(sequence: int, prev_digest: str, content: str) -> str:
     """The digest of the record numbered ``sequence`` after ``prev_digest``, holding ``content``."""
-    return hashlib.sha256(f"{sequence}\n{prev_digest}\n{content}".encode()).hexdigest()
+    return sha256_hex(f"{sequence}\n{prev_digest}\n{content}")
 
 
 def format_time(moment: datetime) -> str:
