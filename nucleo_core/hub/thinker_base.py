@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from nucleo_core.hub._off_loop import decided_off_loop
-from nucleo_core.hub.call_door import call_door
+from nucleo_core.hub.call_door import available_provider
 from nucleo_core.hub.meta_tools import (
     REQUEST_SKILL,
     REQUEST_TOOLS,
@@ -405,17 +405,18 @@ class ThinkerBase:
         return provider
 
     def check_call(self, name: str | None) -> ToolProvider:
-        """The provider a call may run, checked at the call itself (`call_door`).
+        """The provider a call to ``name`` may run now: the call door's first two steps.
 
-        The thinker loop calls `call_door` directly: overriding this method changes what
-        your own code gets from it, never what may run.
+        The thinker loop passes each call to `call_door` itself (availability, read-only,
+        input): overriding this method changes what your own code gets from it, never what
+        may run.
 
         Raises:
             UnknownTool: The name is not available (not registered, or outside the current
                 restrictions or phase).
             ReadOnlyViolation: The palette is read-only and the tool is not.
         """
-        return call_door(self, name)
+        return available_provider(self, name)
 
     # -- the meta-tools' side -----------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Two-phase parallel tool execution, keeping the tool_use/tool_result pairing invariant.
 
 A turn's tool calls run in two phases. Phase 1 takes the calls in order and submits each: it is
-checked (available in the registry, input valid against what will run, read-only binding) and,
+checked by the call door (available now, the read-only binding, the input parsed against what
+will run; `nucleo_core.hub.call_door`) and,
 when it passes, its tool is created and started as a task; a call that must run alone (a
 `ConversationAware` or `RegistryAware` tool, or a meta-tool that changes the palette) finishes
 before the next call is submitted, so the next call's check sees the palette it left. Phase 2
@@ -21,7 +22,7 @@ Cancellation follows asyncio's etiquette: `ToolExecution.run` stops every call s
 waits for them, and re-raises `asyncio.CancelledError`. The report stays available, complete,
 through `ToolExecution.report`, so a thinker answers the turn in a ``finally``::
 
-    execution = executor.prepare(calls, check=thinker.check_call, parent=thinker)
+    execution = executor.prepare(calls, check=partial(call_door, thinker), parent=thinker)
     try:
         await execution.run()
     finally:
@@ -61,6 +62,7 @@ from nucleo_core.tools.tool import run_tool
 if TYPE_CHECKING:
     import asyncio
 
+    from nucleo_core.hub.call_door import ClearedCall
     from nucleo_core.thinking.tool_call import ToolCall
     from nucleo_core.tools.provider import ToolProvider
     from nucleo_core.tools.tool import Tool
@@ -90,9 +92,9 @@ logger = logging.getLogger("nucleo.thinking")
 #: Where each failed call is recorded for the developer, with its traceback.
 tools_logger = logging.getLogger("nucleo.tools")
 
-#: The per-call check: the provider a call may run, or a `CorrectableError` saying why not
-#: (``ThinkerBase.check_call``).
-CallCheck: TypeAlias = "Callable[[str], ToolProvider]"
+#: The per-call check, the call door (`nucleo_core.hub.call_door.call_door` for a thinker):
+#: the provider a call may run and its parsed input, or a `CorrectableError` saying why not.
+CallCheck: TypeAlias = "Callable[[ToolCall], ClearedCall]"
 #: Turns a call's output into the text of its result block.
 OutputRenderer: TypeAlias = "Callable[[ToolCall, Any], str]"
 #: Receives every `ExecutionEvent`; one that raises is logged and ignored.
@@ -125,8 +127,9 @@ class ToolExecution:
 
     Args:
         calls: The turn's tool calls, in the order of the assistant's tool uses.
-        check: The per-call check, run at each call's submission (``thinker.check_call``): it
-            returns the provider to run or raises `UnknownTool`, `ReadOnlyViolation` or another
+        check: The call door, run at each call's submission (``partial(call_door, thinker)``):
+            it returns the provider to run and the parsed input (a `ClearedCall`), or raises
+            `UnknownTool`, `ReadOnlyViolation`, `InvalidToolInput` or another
             `CorrectableError`, which becomes the call's error result.
         parent: What tools are created for (``provider.create(parent)``): the thinker.
         policy: Timeouts and the concurrency cap.
@@ -241,28 +244,17 @@ class ToolExecution:
 
     def _prepare(self, call: ToolCall) -> _Ready | CallOutcome:
         """Check one call at its submission and create its tool, or say why it cannot run."""
-        if call.error is not None:
-            invalid = isinstance(call.error, InvalidToolInput)
-            status = CallStatus.INVALID if invalid else CallStatus.REFUSED
-            return _error(call, status, str(call.error), call.error)
         try:
-            provider = self._check(call.name)
+            cleared = self._check(call)
+        except InvalidToolInput as exc:
+            return _error(call, CallStatus.INVALID, str(exc), exc)
         except CorrectableError as exc:
             return _error(call, CallStatus.REFUSED, str(exc), exc)
         except Exception as exc:
             return _error(
                 call, CallStatus.FAILED, _internal("The call could not be checked", exc), exc
             )
-        if call.provider is provider:
-            value = call.input
-        else:  # the palette changed since the answer was parsed: validate against what runs
-            try:
-                value = provider.parse_input(call.raw_input)
-            except CorrectableError as exc:
-                return _error(call, CallStatus.INVALID, str(exc), exc)
-            except Exception as exc:
-                message = _internal(f"The input of tool '{provider.name}' could not be read", exc)
-                return _error(call, CallStatus.FAILED, message, exc)
+        provider, value = cleared.provider, cleared.input
         try:
             tool = provider.create(self._parent)
             if isinstance(tool, ConversationAware) and self._conversation is not None:

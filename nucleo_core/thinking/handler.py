@@ -6,10 +6,11 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from nucleo_core.errors import AnswerRefused, InvalidToolInput, UnknownTool
+from nucleo_core.hub.call_door import UnusableToolName
 from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, loads, overflows, tool_input
 from nucleo_core.models.messages import ReasoningBlock
 from nucleo_core.thinking.response import ThinkingResponse
@@ -37,16 +38,7 @@ _TOO_DEEP = (
     f"input: nests objects and arrays more than {MAX_JSON_DEPTH} levels deep; send a JSON "
     f"object nested at most {MAX_JSON_DEPTH} levels deep"
 )
-
-
-class _UnusableToolName(UnknownTool):
-    """A call whose tool name is not a non-empty string (``null``, a number, ``""``)."""
-
-    def __init__(self, available: Sequence[str]) -> None:
-        super().__init__(available)
-        names = ", ".join(self.available) if self.available else "(none)"
-        # The message UnknownTool composes says "no such tool"; this call named none at all.
-        self.args = (f"The tool name must be a string naming one of the available tools: {names}",)
+_NOT_AN_OBJECT = "input: must be a JSON object"
 
 
 class ThinkingResponseHandler(Generic[AnswerT]):
@@ -129,6 +121,9 @@ class ThinkingResponseHandler(Generic[AnswerT]):
         raw_input: Mapping[str, Any] | str = raw if isinstance(raw, Mapping | str) else ""
         if too_deep:
             raw_input = tool_input(raw)  # the bounded cut form: safe to keep and render
+        problem = (
+            _TOO_DEEP if too_deep else None if isinstance(raw, Mapping | str) else _NOT_AN_OBJECT
+        )
         registry = self.tools
         available = registry.available_names() if registry is not None else []
         provider = registry.available(shown_name) if registry is not None and shown_name else None
@@ -137,22 +132,22 @@ class ThinkingResponseHandler(Generic[AnswerT]):
                 id=call_id,
                 name=shown_name,
                 raw_input=raw_input,
-                error=UnknownTool(available) if shown_name else _UnusableToolName(available),
+                error=UnknownTool(available) if shown_name else UnusableToolName(available),
+                input_problem=problem,
                 minted_id=minted,
             )
-        if not isinstance(raw, Mapping | str) or too_deep:
-            problem = _TOO_DEEP if too_deep else "input: must be a JSON object"
-            error = InvalidToolInput(provider.name, [problem])
+        if problem is not None:
             return ToolCall(
                 id=call_id,
                 name=shown_name,
                 raw_input=raw_input,
                 provider=provider,
-                error=error,
+                error=InvalidToolInput(provider.name, [problem]),
+                input_problem=problem,
                 minted_id=minted,
             )
         try:
-            parsed = provider.parse_input(raw)
+            parsed = provider.parse_input(raw_input)
         except Exception as exc:  # a provider may break its contract; the call is still kept
             if not isinstance(exc, InvalidToolInput):
                 exc = InvalidToolInput(provider.name, ["input: could not be validated"])

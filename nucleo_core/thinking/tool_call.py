@@ -24,6 +24,8 @@ class ToolCall:
         input: The validated input (the tool's input model), or ``None`` when unresolved.
         provider: The provider the name resolved to, or ``None``.
         error: Why the call cannot run (unknown name, invalid input), for the model to read.
+        input_problem: Why the input is unusable whatever tool the name resolves to (it is
+            not a JSON object, or nests too deep), or ``None``; the call door reads it.
         minted_id: Whether ``id`` was minted here because the call came from text.
     """
 
@@ -33,6 +35,7 @@ class ToolCall:
     input: Any = None
     provider: ToolProvider | None = None
     error: CorrectableError | None = None
+    input_problem: str | None = None
     minted_id: bool = False
 
     @property

@@ -27,10 +27,12 @@ from _loop_kit import (
 )
 
 from nucleo_core import ToolHub, ToolProvider, ToolRegistry, ToolSelector, hookimpl
+from nucleo_core.errors import InvalidToolInput, ReadOnlyViolation, UnknownTool
 from nucleo_core.hub import REQUEST_TOOLS
 from nucleo_core.hub.call_door import call_door
 from nucleo_core.models import ModelRequest, ModelResponse, ToolResultBlock
 from nucleo_core.testing import ScriptedModel
+from nucleo_core.thinking import ToolCall
 from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 from nucleo_core.tools import provider_for
 
@@ -222,14 +224,16 @@ def test_a_read_only_subclass_overriding_the_checks_cannot_run_a_mutating_tool()
 
 
 def test_the_door_refuses_a_mutating_tool_for_a_read_only_thinker_whatever_is_registered() -> None:
-    """call_door itself, called as the loop calls it."""
+    """call_door itself, as the loop calls it, refuses the tool registered behind its back.
+
+    It is not in the palette the thinker built (the first step), nor read-only (the second).
+    """
     thinker = make(Permissive, ScriptedModel([]), hub=ToolHub(), read_only=True)
     thinker.reconcile_tool_registry()
     assert "shred" in thinker.registry.names()
-    from nucleo_core.errors import ReadOnlyViolation
 
-    with pytest.raises(ReadOnlyViolation):
-        call_door(thinker, "shred")
+    with pytest.raises((ReadOnlyViolation, UnknownTool)):
+        call_door(thinker, ToolCall(id="t1", name="shred", raw_input={"key": "x"}))
 
 
 class Widening(Operator):
@@ -251,3 +255,70 @@ def test_catalog_overrides_can_narrow_but_never_widen_admission() -> None:
         assert not admission.granted
         assert "catalog" in admission.reason
     assert hub.admit_tool(thinker, "define").granted
+
+
+# -- the door's order: available, then read-only, then the input ------------------------------
+
+
+def test_a_withdrawn_tool_called_with_bad_input_is_refused_as_unavailable_not_as_invalid() -> None:
+    """The input of a tool that may not run is never checked: the model learns no schema."""
+    hub = ToolHub()
+    hub.register_system_wide_tool(Shred)
+
+    def withdraw_then_call() -> ModelResponse:
+        hub.withdraw_system_wide_tool("shred")
+        return calls(call("shred", {"wrong": 1}))
+
+    model = scripted(withdraw_then_call, lambda: answer("ok"))
+    thinker = make(Operator, model, hub=hub)
+    thinker.ledger = Ledger()
+    run(thinker)
+
+    (refusal,) = results_of(model, 1)
+    assert refusal.is_error
+    assert refusal.content.startswith("No such tool is available.")
+    assert "key" not in refusal.content
+    assert thinker.ledger.names() == []
+
+
+def test_the_door_checks_the_input_against_the_provider_that_runs() -> None:
+    """A call parsed against one provider runs another only after its input fits that one."""
+    thinker = make(Operator, ScriptedModel([]), hub=ToolHub())
+    thinker.reconcile_tool_registry()
+    lookup = thinker.registry.available("lookup")
+    assert lookup is not None
+    stale = provider_for(Lookup)  # what the answer was parsed against: not what runs now
+
+    cleared = call_door(
+        thinker, ToolCall(id="t1", name="lookup", raw_input={"key": "k"}, provider=stale)
+    )
+    assert cleared.provider is lookup
+    assert cleared.input.key == "k"
+    with pytest.raises(InvalidToolInput) as refused:
+        call_door(thinker, ToolCall(id="t2", name="lookup", raw_input={"key": 3}, provider=stale))
+    assert refused.value.tool == "lookup"
+
+
+def test_an_input_unusable_for_any_tool_stays_refused_when_the_provider_changed() -> None:
+    """Input cut for nesting too deep is not re-read as valid against a new provider."""
+    thinker = make(Operator, ScriptedModel([]), hub=ToolHub())
+    thinker.reconcile_tool_registry()
+    problem = "input: nests objects and arrays too deep"
+
+    with pytest.raises(InvalidToolInput) as refused:
+        call_door(
+            thinker,
+            ToolCall(id="t1", name="lookup", raw_input={"key": "k"}, input_problem=problem),
+        )
+    assert refused.value.problems == (problem,)
+
+
+def test_a_nameless_call_is_told_to_name_an_available_tool() -> None:
+    """A call that names no tool is refused with the names it may use."""
+    thinker = make(Operator, ScriptedModel([]), hub=ToolHub())
+    thinker.reconcile_tool_registry()
+
+    with pytest.raises(UnknownTool) as refused:
+        call_door(thinker, ToolCall(id="t1", name="", raw_input={}))
+    assert str(refused.value).startswith("The tool name must be a string naming one of")
+    assert "lookup" in refused.value.available

@@ -18,6 +18,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from nucleo_core import CorrectableError, InvalidToolInput, ReadOnlyViolation, Tool, UnknownTool
+from nucleo_core.hub.call_door import ClearedCall, parsed_input
 from nucleo_core.models.messages import (
     ContentBlock,
     Message,
@@ -116,14 +117,14 @@ PROVIDERS = {
 TOOL_OF = {"ok_sync": "sync", "ok_alone": "alone", "hangs": "hang", "read_only": "write"}
 
 
-def check(name: str) -> ToolProvider:
-    """The per-call check: ``write`` is refused as on a read-only palette."""
-    if name == "write":
-        raise ReadOnlyViolation(name)
-    provider = PROVIDERS.get(name)
+def check(call: ToolCall) -> ClearedCall:
+    """The call door: ``write`` is refused as on a read-only palette."""
+    if call.name == "write":
+        raise ReadOnlyViolation(call.name)
+    provider = PROVIDERS.get(call.name)
     if provider is None:
         raise UnknownTool(sorted(PROVIDERS))
-    return provider
+    return ClearedCall(provider, parsed_input(provider, call))
 
 
 def make_call(call_id: str, kind: str, yields: int) -> ToolCall:
@@ -133,7 +134,9 @@ def make_call(call_id: str, kind: str, yields: int) -> ToolCall:
         return ToolCall(id=call_id, name="nonexistent", raw_input=raw)
     if kind == "invalid":
         error = InvalidToolInput("run", ["kind: expected a string"])
-        return ToolCall(id=call_id, name="run", raw_input=raw, error=error)
+        return ToolCall(
+            id=call_id, name="run", raw_input=raw, provider=PROVIDERS["run"], error=error
+        )
     provider = PROVIDERS[TOOL_OF.get(kind, "run")]
     return ToolCall(id=call_id, name=provider.name, raw_input=raw, input=raw, provider=provider)
 

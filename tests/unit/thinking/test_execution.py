@@ -6,6 +6,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from nucleo_core import (
     UnknownTool,
     tool,
 )
+from nucleo_core.hub.call_door import ClearedCall, call_door, parsed_input
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.messages import Message, ToolResultBlock, ToolUseBlock
 from nucleo_core.thinking.execution import (
@@ -124,17 +126,17 @@ def call_of(provider: ToolProvider, call_id: str, raw: Mapping[str, Any] | None 
 
 def checker(
     *providers: ToolProvider, log: list[str] | None = None
-) -> Callable[[str], ToolProvider]:
-    """A per-call check over a fixed palette, recording each name it is asked about."""
+) -> Callable[[ToolCall], ClearedCall]:
+    """A call door over a fixed palette, recording each name it is asked about."""
     palette = {provider.name: provider for provider in providers}
 
-    def check(name: str) -> ToolProvider:
+    def check(call: ToolCall) -> ClearedCall:
         if log is not None:
-            log.append(name)
-        found = palette.get(name)
+            log.append(call.name)
+        found = palette.get(call.name)
         if found is None:
             raise UnknownTool(list(palette))
-        return found
+        return ClearedCall(found, parsed_input(found, call))
 
     check.palette = palette  # type: ignore[attr-defined]
     return check
@@ -238,7 +240,7 @@ def test_the_next_call_is_checked_against_the_palette_an_aware_tool_left() -> No
     """A call to a tool an earlier registry-aware call of the turn granted passes its check."""
     granted = Fake("granted", lambda input: "granted tool ran")
     log: list[str] = []
-    palette_holder: list[Callable[[str], ToolProvider]] = []
+    palette_holder: list[Callable[[ToolCall], ClearedCall]] = []
 
     def grant(input: Mapping[str, Any]) -> str:
         palette_holder[0].palette["granted"] = granted  # type: ignore[attr-defined]
@@ -334,8 +336,8 @@ def test_read_only_violation_at_the_check_refuses_the_call() -> None:
     """A check raising ReadOnlyViolation refuses the call with that message; the tool never runs."""
     writer = Fake("write_note")
 
-    def check(name: str) -> ToolProvider:
-        raise ReadOnlyViolation(name)
+    def check(call: ToolCall) -> ClearedCall:
+        raise ReadOnlyViolation(call.name)
 
     execution = ToolExecution([call_of(writer, "1")], check=check, parent=None)
     report = run(execution)
@@ -347,7 +349,7 @@ def test_read_only_violation_at_the_check_refuses_the_call() -> None:
 
 
 def test_a_real_read_only_thinker_refuses_a_mutating_tool_added_mid_run() -> None:
-    """ThinkerBase.check_call as the check refuses a mutating tool on a read-only palette."""
+    """The call door refuses a mutating tool added to a read-only thinker's palette mid-run."""
 
     @tool(risk="medium")
     def write_record(key: str) -> str:
@@ -359,7 +361,9 @@ def test_a_real_read_only_thinker_refuses_a_mutating_tool_added_mid_run() -> Non
     provider = thinker.add_tool(write_record)  # joins the palette at once, unswept
     report = run(
         ToolExecution(
-            [call_of(provider, "1", {"key": "k"})], check=thinker.check_call, parent=thinker
+            [call_of(provider, "1", {"key": "k"})],
+            check=partial(call_door, thinker),
+            parent=thinker,
         )
     )
     assert report.outcomes[0].status is CallStatus.REFUSED
@@ -367,27 +371,29 @@ def test_a_real_read_only_thinker_refuses_a_mutating_tool_added_mid_run() -> Non
 
 
 def test_call_carrying_invalid_input_becomes_an_error_result() -> None:
-    """A call the handler could not validate answers with its error and is never checked or run."""
+    """A call the handler could not validate passes the door, which answers with that error."""
     fake = Fake("search")
     error = InvalidToolInput("search", ["query: expected a string"])
-    broken = ToolCall(id="1", name="search", raw_input={"query": 3}, error=error)
+    broken = ToolCall(id="1", name="search", raw_input={"query": 3}, provider=fake, error=error)
     log: list[str] = []
     execution = ToolExecution([broken], check=checker(fake, log=log), parent=None)
     report = run(execution)
     assert report.results == (ToolResultBlock(tool_use_id="1", content=str(error), is_error=True),)
     assert statuses(execution) == [CallStatus.INVALID]
-    assert log == []
+    assert log == ["search"]
     assert fake.created == []
 
 
 def test_call_carrying_unknown_tool_error_is_refused() -> None:
-    """A call the handler could not resolve is refused with its own error."""
-    error = UnknownTool(["a"])
+    """A call the handler could not resolve is refused, naming what is available at the call."""
+    error = UnknownTool(["stale"])
     execution = ToolExecution(
-        [ToolCall(id="1", name="x", raw_input={}, error=error)], check=checker(), parent=None
+        [ToolCall(id="1", name="x", raw_input={}, error=error)],
+        check=checker(Fake("a")),
+        parent=None,
     )
     report = run(execution)
-    assert report.results[0].content == str(error)
+    assert report.results[0].content == str(UnknownTool(["a"]))
     assert statuses(execution) == [CallStatus.REFUSED]
 
 
@@ -409,7 +415,7 @@ def test_input_is_validated_again_when_the_provider_changed_since_parsing() -> N
 def test_a_crashing_check_fails_the_call_without_its_message() -> None:
     """A check that raises an unexpected error fails the call; the model reads only the type."""
 
-    def check(name: str) -> ToolProvider:
+    def check(call: ToolCall) -> ClearedCall:
         raise KeyError("internal detail")
 
     execution = ToolExecution([ToolCall(id="1", name="x", raw_input={})], check=check, parent=None)
@@ -827,7 +833,7 @@ def test_request_tools_grants_mid_turn_and_runs_alone() -> None:
     report = run(
         ToolExecution(
             calls,
-            check=thinker.check_call,
+            check=partial(call_door, thinker),
             parent=thinker,
             on_event=lambda e: events.append((e.kind, e.call.id)),
         )
