@@ -41,6 +41,7 @@ _INDENT = {
     "result": 4,
     "answer": 4,
     "correction": 4,
+    "stopped": 4,
 }
 
 
@@ -104,6 +105,7 @@ def demo(pin: str | None, as_json: bool, **settings: float | int | None) -> None
                 "steps": list(result.steps),
                 "events": [event.as_json() for event in result.events],
                 "answers": result.answers,
+                "stopped": result.stopped,
                 "transcripts": result.transcripts,
             }
         )
@@ -179,6 +181,12 @@ def _print_transcripts(result: DemoRun) -> None:
 
 def _print_summary(result: DemoRun) -> None:
     click.echo()
+    if result.stopped:
+        _say(
+            f"Stopped without an answer: {', '.join(result.stopped)} (what the model did is in "
+            "the transcripts above).",
+            0,
+        )
     missing = [str(step) for step in range(1, 7) if step not in result.steps]
     if not missing:
         _say("All six steps were shown.", 0)

@@ -45,7 +45,17 @@ STEPS: Mapping[int, str] = {
 
 #: What a line of the story is about.
 EventKind: TypeAlias = Literal[
-    "thinker", "objective", "turn", "host", "says", "call", "result", "step", "answer", "correction"
+    "thinker",
+    "objective",
+    "turn",
+    "host",
+    "says",
+    "call",
+    "result",
+    "step",
+    "answer",
+    "correction",
+    "stopped",
 ]
 
 

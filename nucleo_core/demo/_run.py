@@ -18,7 +18,7 @@ from nucleo_core.demo.thinkers import (
     PlanReviewer,
 )
 from nucleo_core.demo.tools import ACTIVITY, send_invitations
-from nucleo_core.errors import MisuseError
+from nucleo_core.errors import MisuseError, ResponseError, ThinkerIterationLimit
 from nucleo_core.hub import ToolHub
 from nucleo_core.models import ModelCatalog, ModelEntry
 from nucleo_core.skills import skills_in
@@ -49,6 +49,8 @@ class DemoRun:
         answers: Each thinker's final answer, by class name.
         transcripts: Each thinker's transcript, by class name.
         steps: Which of the six steps were shown.
+        stopped: Each thinker that ended without an answer (its turn limit, or answers that
+            stayed unusable), by class name: why, in a sentence.
     """
 
     model: str
@@ -56,6 +58,7 @@ class DemoRun:
     answers: dict[str, str] = field(default_factory=dict)
     transcripts: dict[str, str] = field(default_factory=dict)
     steps: tuple[int, ...] = ()
+    stopped: dict[str, str] = field(default_factory=dict)
 
 
 def scripted_catalog() -> ModelCatalog:
@@ -97,8 +100,10 @@ async def run_demo(
     Raises:
         ModelNotConfigured: The seat cannot be resolved, or its SDK or key is missing.
         ModelError: The model provider failed.
-        ResponseError: The model's answer stayed unusable within the correction budget.
-        ThinkerIterationLimit: A thinker reached its turn cap without an answer.
+
+    A thinker that reaches its turn limit, or whose answers stay unusable, does not end the
+    demo: it is told as stopped (`DemoRun.stopped`), the reviewer reviews what there is, and the
+    transcripts and the steps not shown are told as on any other run.
     """
     scripted = catalog is None
     seats = scripted_catalog() if catalog is None else catalog
@@ -121,7 +126,8 @@ async def run_demo(
         )
         planner_client.thinker = planner
         _introduce(narrator, planner, DEMO_OBJECTIVE)
-        plan = await planner.run(DEMO_OBJECTIVE)
+        stopped: dict[str, str] = {}
+        plan = await _answer_of(planner, DEMO_OBJECTIVE, narrator, stopped)
 
         reviewer_client = NarratingClient(inner, narrator, hub=hub, activity=activity)
         reviewer = PlanReviewer(
@@ -135,10 +141,10 @@ async def run_demo(
             client=reviewer_client,
         )
         reviewer_client.thinker = reviewer
-        objective = review_objective(plan)
+        objective = review_objective(plan or _NO_PLAN)
         _introduce(narrator, reviewer, objective)
         reviewer_client.while_thinking.append(lambda: _widen(narrator, reviewer))
-        review = await reviewer.run(objective)
+        review = await _answer_of(reviewer, objective, narrator, stopped)
     finally:
         ACTIVITY.reset(token)
         await inner.aclose()
@@ -152,7 +158,30 @@ async def run_demo(
         answers={type(planner).__name__: plan, type(reviewer).__name__: review},
         transcripts=transcripts,
         steps=tuple(narrator.steps),
+        stopped=stopped,
     )
+
+
+#: What the reviewer is given when the planner stopped without a plan.
+_NO_PLAN = "(no plan: the planner stopped before it answered)"
+
+
+async def _answer_of(
+    thinker: Thinker[str, str], objective: str, narrator: Narrator, stopped: dict[str, str]
+) -> str:
+    """The thinker's answer; ``""`` when what its model did ended the run without one.
+
+    A real model may call tools turn after turn, or keep answering what cannot be read: that
+    is the model's way, told as such, and the demo goes on to the next thinker.
+    """
+    name = type(thinker).__name__
+    try:
+        return await thinker.run(objective)
+    except (ThinkerIterationLimit, ResponseError) as exc:
+        why = f"{exc}; its transcript shows every turn it took"
+        stopped[name] = why
+        narrator.say(name, "stopped", f"stopped without an answer: {why}")
+        return ""
 
 
 def _introduce(narrator: Narrator, thinker: Thinker[Any, Any], objective: str) -> None:

@@ -2,8 +2,8 @@
 
 Registered first on every `PluginHost`, like the hub's (`nucleo_core.hub.builtins`), they
 contribute a running thinker's own tools through ``nucleo_palette_tools``: the artifact tools
-bound to its run's conversation, and ``sub_thinker`` from its delegation depth on. A host
-switches either off by blocking its name.
+bound to its run's conversation once it keeps an artifact, and ``sub_thinker`` from its
+delegation depth on. A host switches either off by blocking its name.
 """
 
 from __future__ import annotations
@@ -17,7 +17,12 @@ __all__ = ["ARTIFACT_TOOLS_PLUGIN", "SUB_THINKER_PLUGIN"]
 
 
 class _ArtifactTools:
-    """``builtin:artifact_tools``: ``get_artifact_field`` and ``search_artifact_content``."""
+    """``builtin:artifact_tools``: ``get_artifact_field`` and ``search_artifact_content``.
+
+    Offered only while the conversation keeps an artifact: before, they could do nothing, and
+    small models call whatever tool they are shown. The palette is reconciled every turn, so
+    they appear on the turn after a large output was kept aside.
+    """
 
     @hookimpl
     def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
@@ -26,7 +31,7 @@ class _ArtifactTools:
         if not isinstance(thinker, Thinker):
             return []
         context = thinker._context
-        if context is None:  # no run, no conversation: nothing to read
+        if context is None or not len(context.artifacts):  # nothing to read (yet)
             return []
         from nucleo_core.conversations import artifact_tools
 

@@ -11,9 +11,10 @@ import asyncio
 from typing import Any
 
 import pytest
-from _loop_kit import Archive, Define, Lookup, answer, call, calls, make, tool_names
+from _loop_kit import Archive, Define, KeyInput, Lookup, answer, call, calls, make, tool_names
 
-from nucleo_core import PluginHost, ToolHub, ToolSelector
+from nucleo_core import PluginHost, Tool, ToolHub, ToolSelector, tool
+from nucleo_core.conversations.artifacts import DEFAULT_THRESHOLD_CHARS
 from nucleo_core.hub import REQUEST_TOOLS
 from nucleo_core.models import ToolResultBlock
 from nucleo_core.plugins.host import BUILTIN_PLUGINS
@@ -45,17 +46,51 @@ def test_every_host_registers_the_builtins_first_through_the_hook() -> None:
     assert host.records == ()
 
 
+@tool(name="dump", read_only=True, risk="low")
+class Dump(Tool[KeyInput, str]):
+    """Dump a key's whole history: longer than the conversation takes whole."""
+
+    async def run(self, input: KeyInput) -> str:
+        return input.key * (DEFAULT_THRESHOLD_CHARS + 1)
+
+
+class Archivist(Assistant):
+    """The assistant, with a tool whose output is kept as an artifact."""
+
+    @classmethod
+    def declare_default_tools(cls) -> list[Any]:
+        return [Lookup, Dump]
+
+
 def test_the_palette_is_built_from_the_builtins_in_its_documented_order() -> None:
-    """Defaults, the artifact tools and sub_thinker, then request_tools, as before."""
-    model = ScriptedModel([answer("hi")])
-    asyncio.run(make(Assistant, model, hub=ToolHub()).run("Help."))
-    assert tool_names(model.requests[0]) == [
+    """Defaults, sub_thinker, request_tools; the artifact tools appended once there is one."""
+    model = ScriptedModel([calls(call("dump", {"key": "k"})), answer("hi")])
+    asyncio.run(make(Archivist, model, hub=ToolHub()).run("Help."))
+    assert tool_names(model.requests[0]) == ["lookup", "dump", SUB_THINKER, REQUEST_TOOLS]
+    # Appended, not inserted: the palette only grows at its end (a cached prefix stays valid).
+    assert tool_names(model.requests[1]) == [
         "lookup",
-        "get_artifact_field",
-        "search_artifact_content",
+        "dump",
         SUB_THINKER,
         REQUEST_TOOLS,
+        *ARTIFACT_TOOLS,
     ]
+
+
+def test_the_artifact_tools_are_offered_only_once_the_conversation_keeps_an_artifact() -> None:
+    """A run whose outputs all fit the conversation is never offered the artifact tools."""
+    model = ScriptedModel([calls(call("lookup", {"key": "k"})), answer("hi")])
+    asyncio.run(make(Archivist, model, hub=ToolHub()).run("Help."))
+    for request in model.requests:
+        assert not set(ARTIFACT_TOOLS) & set(tool_names(request))
+
+
+def test_blocked_artifact_tools_stay_off_when_there_is_an_artifact() -> None:
+    """Blocking builtin:artifact_tools keeps them out of a palette that would offer them."""
+    hub = ToolHub(plugins=PluginHost(block=["builtin:artifact_tools"], environment={}))
+    model = ScriptedModel([calls(call("dump", {"key": "k"})), answer("hi")])
+    asyncio.run(make(Archivist, model, hub=hub).run("Help."))
+    assert tool_names(model.requests[1]) == ["lookup", "dump", SUB_THINKER, REQUEST_TOOLS]
 
 
 @pytest.mark.parametrize(

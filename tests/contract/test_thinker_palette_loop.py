@@ -104,7 +104,6 @@ BASE = [
     "lookup",
     "write_record",
     "act",
-    *ARTIFACT_TOOLS,
     SUB_THINKER,
     REQUEST_TOOLS,
     REQUEST_SKILL,
@@ -254,7 +253,7 @@ def test_the_read_only_sweep_runs_after_every_turn_s_reconciliation(hub: ToolHub
     model = ScriptedModel([act("widen"), answer("ok")])
     run(make(Assistant, model, hub=hub, read_only=True), ("widen", widen))
 
-    base = ["lookup", "act", *ARTIFACT_TOOLS, SUB_THINKER, REQUEST_SKILL]
+    base = ["lookup", "act", SUB_THINKER, REQUEST_SKILL]
     assert tool_names(model.requests[0]) == base
     assert tool_names(model.requests[1]) == [*base, "define", "clock"]
 

@@ -182,6 +182,28 @@ def test_demo_on_a_real_model_server_shows_the_steps_its_model_takes(tmp_path: P
     assert {"request_tools", "request_skill"} <= offered
 
 
+def test_demo_on_a_model_that_never_answers_tells_the_rest_and_what_was_not_shown(
+    tmp_path: Path,
+) -> None:
+    """A planner stopped by its turn limit is told; the reviewer and summary follow, exit 0."""
+    from nucleo_core.demo import PicnicPlanner
+
+    again = tool_call_reply("request_tools", {"tools": ["forecast"]})
+    with wire_server() as server:
+        server.replies.extend([again] * PicnicPlanner.max_iterations)
+        server.replies.append(text_reply("There is no plan to review."))
+        entry = f"openai-compatible:{server.url}/v1#llama3.2"
+        done = nucleo("demo", "--model", entry, cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert f"reached {PicnicPlanner.max_iterations} turns without a final answer" in done.stdout
+    assert "PlanReviewer, a SingleObjectiveThinker" in done.stdout
+    assert ALL_STEPS[5] in step_labels(done.stdout)
+    assert "Stopped without an answer: PicnicPlanner" in done.stdout
+    assert "Not shown: " in done.stdout.splitlines()[-1]
+    assert len(server.requests) == PicnicPlanner.max_iterations + 1
+
+
 THINKERS = '''\
 """A thinker and a chat of a user's own."""
 
