@@ -8,6 +8,7 @@ Errors are kept apart by who has to act on them::
     │   ├── InvalidToolInput        a tool call's input does not fit the published schema
     │   ├── UnknownTool             a call named a tool the registry cannot reach
     │   ├── ReadOnlyViolation       a read-only palette was asked to run a mutating tool
+    │   ├── PermissionDenied        the permission guard denied the call, or its approval
     │   ├── AnswerRefused           an answer the declared output type cannot hold
     │   └── ArtifactError           (nucleo_core.conversations) ArtifactNotFound,
     │                               ArtifactPathError, ArtifactSearchError
@@ -58,6 +59,7 @@ __all__ = [
     "ModelResponseMalformed",
     "ModelServerError",
     "NucleoError",
+    "PermissionDenied",
     "ReadOnlyViolation",
     "ReservedToolName",
     "ResponseError",
@@ -123,6 +125,23 @@ class ReadOnlyViolation(CorrectableError):
             f"Tool '{tool}' is not declared read-only and this palette is bound read-only; "
             "choose a read-only tool instead"
         )
+
+
+class PermissionDenied(CorrectableError):
+    """The permission guard denied a call, or the approval it needed was not given.
+
+    Its message is the guard's (or the approver's) reason, which names the tool and never an
+    argument value.
+
+    Attributes:
+        tool: The name of the refused tool.
+        decided_by: What decided, for the record (``rule:...``, ``hook:...``, ``approval``).
+    """
+
+    def __init__(self, tool: str, reason: str, *, decided_by: str = "") -> None:
+        self.tool = tool
+        self.decided_by = decided_by
+        super().__init__(reason)
 
 
 class AnswerRefused(CorrectableError):

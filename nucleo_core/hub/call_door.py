@@ -15,10 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nucleo_core.errors import CorrectableError, InvalidToolInput, UnknownTool
+from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied, UnknownTool
 from nucleo_core.tools.palette import ReadOnlyPalette
 
 if TYPE_CHECKING:
+    from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.thinker_base import ThinkerBase
     from nucleo_core.tools.provider import ToolProvider
 
@@ -89,10 +90,13 @@ class ClearedCall:
     Attributes:
         provider: The provider the call runs (the one available now, under the name sent).
         input: The input parsed against that provider's published schema.
+        permission: The permission guard's decision (``auto``, ``notify`` or ``confirm``: a
+            ``confirm`` runs only once approved), or ``None`` when the hub has no guard.
     """
 
     provider: ToolProvider
     input: Any
+    permission: PermissionDecision | None = None
 
 
 def call_door(thinker: ThinkerBase, call: CallRequest) -> ClearedCall:
@@ -104,18 +108,26 @@ def call_door(thinker: ThinkerBase, call: CallRequest) -> ClearedCall:
     the palette was built is refused, and so is a granted tool whose catalog no longer holds it,
     whose grant is then revoked on the record). **Read-only** — a read-only thinker runs only
     tools declared read-only. **Input** — parsed against the published schema of the provider
-    that runs. Each step runs only when the one before passed, so a refused tool's schema is
-    never reported to the model.
+    that runs. **Permission** — the hub's permission guard, when it has one, decides from the
+    tool's declared risk, the rules and the ``nucleo_permission`` hooks (`nucleo_core.guard`).
+    Each step runs only when the one before passed, so a refused tool's schema is never
+    reported to the model.
 
     Raises:
         UnknownTool: The name is not available now (the model is told the names that are).
         ReadOnlyViolation: The thinker is bound read-only and the tool is not declared so.
         InvalidToolInput: The input does not fit the tool's schema (or is not an object).
+        PermissionDenied: The permission guard denied the call (its reason names the rule).
     """
     provider = available_provider(thinker, call.name, nameless=not call.name)
     value = parsed_input(provider, call)
-    # The permission guard decides here, on the provider and the parsed input.
-    return ClearedCall(provider, value)
+    guard = thinker._hub.guard
+    if guard is None:
+        return ClearedCall(provider, value)
+    decided = guard.decide(thinker, provider, _arguments(value, call))
+    if decided.denied:
+        raise PermissionDenied(provider.name, decided.reason, decided_by=decided.decided_by)
+    return ClearedCall(provider, value, decided)
 
 
 def available_provider(
@@ -174,3 +186,15 @@ def parsed_input(provider: ToolProvider, call: CallRequest) -> Any:
         raise
     except Exception as exc:  # a provider may break its contract; the model reads no detail
         raise InvalidToolInput(provider.name, ["input: could not be validated"]) from exc
+
+
+def _arguments(value: Any, call: CallRequest) -> Mapping[str, Any]:
+    """The validated input as the mapping the permission hooks read."""
+    if isinstance(value, Mapping):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        dumped = dump()
+        if isinstance(dumped, Mapping):
+            return dumped
+    return call.raw_input if isinstance(call.raw_input, Mapping) else {}

@@ -36,6 +36,9 @@ from nucleo_core.tools.reserved import RESERVED_TOOL_NAMES
 from nucleo_core.tools.scan import tools_in_module
 
 if TYPE_CHECKING:
+    from nucleo_core.guard.approvals import Approver
+    from nucleo_core.guard.permission_guard import PermissionGuard
+    from nucleo_core.guard.policy import PermissionPolicy
     from nucleo_core.hub.selector import ToolSelector
     from nucleo_core.plugins.record import PluginRecord
     from nucleo_core.skills.selector import SkillSelector
@@ -90,6 +93,13 @@ class ToolHub:
             says afterwards is ignored. Guardrails run in daemon threads, so one that never
             returns cannot keep the interpreter from exiting.
 
+        guard: The permission guard every call passes after the call door's availability,
+            read-only and input checks (`nucleo_core.guard`). A `PermissionPolicy` is made a
+            guard that asks this hub's ``nucleo_permission`` hooks too. ``None`` (for now the
+            default) asks no permission.
+        approver: Approves or rejects ``confirm``-level calls of every thinker on this hub
+            that has no approver of its own (`nucleo_core.guard.approvals`).
+
     Raises:
         ValueError: ``admission_timeout`` is not a positive, finite number of seconds.
     """
@@ -103,6 +113,8 @@ class ToolHub:
         plugins: PluginHost | None = None,
         skills: SkillRegistry | None = None,
         admission_timeout: float = DEFAULT_ADMISSION_TIMEOUT,
+        guard: PermissionGuard | PermissionPolicy | None = None,
+        approver: Approver | None = None,
     ) -> None:
         if (
             isinstance(admission_timeout, bool)
@@ -117,6 +129,8 @@ class ToolHub:
         self.admission_timeout = float(admission_timeout)
         self.plugins = plugins if plugins is not None else PluginHost()
         self.skills = skills if skills is not None else SkillRegistry()
+        self.guard = _guard_of(guard, self.plugins)
+        self.approver = approver
         self._lock = threading.RLock()
         self._system_wide: dict[str, ToolProvider] = {}
         self._scans: dict[str, tuple[ToolProvider, ...]] = {}
@@ -847,3 +861,21 @@ def _rule_name(factory: Callable[..., Any], match: object, kind: str) -> str:
     else:
         shown = getattr(match, "__qualname__", None) or type(match).__qualname__
     return f"{kind} rule {factory_name} for {shown}"
+
+
+def _guard_of(
+    guard: PermissionGuard | PermissionPolicy | None, plugins: PluginHost
+) -> PermissionGuard | None:
+    """The hub's guard: ``guard`` itself, or a policy made a guard over the hub's hooks."""
+    if guard is None:
+        return None
+    from nucleo_core.guard.permission_guard import PermissionGuard
+    from nucleo_core.guard.policy import PermissionPolicy
+
+    if isinstance(guard, PermissionGuard):
+        return guard
+    if isinstance(guard, PermissionPolicy):
+        return PermissionGuard(guard, plugins)
+    raise TypeError(
+        f"guard must be a PermissionGuard or a PermissionPolicy, not {type(guard).__name__}"
+    )

@@ -32,6 +32,7 @@ from nucleo_core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from nucleo_core.conversations.context import ConversationContext
+    from nucleo_core.guard.approvals import Approver
     from nucleo_core.hub.admission import Admission
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.hub.selector import ToolSelector
@@ -93,6 +94,9 @@ class ThinkerBase:
         # registry then holds the very same provider, and its cached specs stay valid.
         self._request_tools: tuple[Sequence[ToolProvider], RequestToolsProvider] | None = None
         self._request_skill: tuple[Sequence[Skill], RequestSkillProvider] | None = None
+        #: Approves or rejects this thinker's ``confirm``-level calls; ``None``: its
+        #: delegator's, else the hub's (`approver_now`).
+        self.approver: Approver | None = None
         self._default_skills = tuple(hub.default_skills(type(self)))
         for skill in self._default_skills:
             self._attach(skill)
@@ -403,6 +407,20 @@ class ThinkerBase:
         provider = RequestSkillProvider(members)
         self._request_skill = (members, provider)
         return provider
+
+    def approver_now(self) -> Approver | None:
+        """Who approves this thinker's ``confirm``-level calls now.
+
+        Its own `approver`, else the nearest delegator's (a sub-thinker's approvals go to the
+        thinker that delegated), else the hub's; ``None`` when nobody can approve, and such a
+        call is then refused.
+        """
+        thinker: ThinkerBase | None = self
+        while thinker is not None:
+            if thinker.approver is not None:
+                return thinker.approver
+            thinker = thinker._delegator
+        return self._hub.approver
 
     def check_call(self, name: str | None) -> ToolProvider:
         """The provider a call to ``name`` may run now: the call door's first two steps.

@@ -37,11 +37,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, final
 
-from nucleo_core.errors import CorrectableError, InvalidToolInput
+from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied
 from nucleo_core.models.messages import ToolResultBlock
 from nucleo_core.thinking._execution_awareness import ConversationAware, RegistryAware, runs_alone
 from nucleo_core.thinking._execution_policy import ExecutionPolicy
@@ -62,6 +62,8 @@ from nucleo_core.tools.tool import run_tool
 if TYPE_CHECKING:
     import asyncio
 
+    from nucleo_core.guard.approvals import Approver
+    from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.call_door import ClearedCall
     from nucleo_core.thinking.tool_call import ToolCall
     from nucleo_core.tools.provider import ToolProvider
@@ -115,6 +117,11 @@ class _Ready:
     tool: Tool[Any, Any]
     input: Any
     alone: bool
+    permission: PermissionDecision | None = None
+
+
+def _qualified(cls: type[Any]) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 @final
@@ -137,6 +144,8 @@ class ToolExecution:
         on_event: Observes each call being submitted, started and finished.
         conversation: Given to `ConversationAware` tools (``bind_conversation``) when set.
         registry: Given to `RegistryAware` tools (``bind_registry``) when set.
+        approver: Approves or rejects the calls the permission guard decided ``confirm``
+            (`nucleo_core.guard.approvals`); with none, such a call is refused.
     """
 
     def __init__(
@@ -150,6 +159,7 @@ class ToolExecution:
         on_event: EventObserver | None = None,
         conversation: object | None = None,
         registry: object | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self._calls = tuple(calls)
         self._check = check
@@ -159,6 +169,7 @@ class ToolExecution:
         self._on_event = on_event
         self._conversation = conversation
         self._registry = registry
+        self._approver = approver
         self._outcomes: list[CallOutcome | None] = [None] * len(self._calls)
         self._started: dict[int, float] = {}
         self._state: Literal["ready", "running", "ended"] = "ready"
@@ -264,7 +275,7 @@ class ToolExecution:
         except Exception as exc:
             message = _failure(f"Tool '{provider.name}' could not be started", exc)
             return _error(call, CallStatus.FAILED, message, exc)
-        return _Ready(provider, tool, value, runs_alone(provider, tool))
+        return _Ready(provider, tool, value, runs_alone(provider, tool), cleared.permission)
 
     async def _run_call(
         self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
@@ -273,6 +284,10 @@ class ToolExecution:
         import asyncio
 
         name = ready.provider.name
+        if ready.permission is not None and ready.permission.decision == "confirm":
+            refused = await self._approval(call, ready)
+            if refused is not None:
+                return refused
         async with semaphore:
             self._emit("started", call)
             seconds = self._policy.timeout_for(name)
@@ -317,6 +332,41 @@ class ToolExecution:
             output=output,
             duration=duration,
         )
+
+    async def _approval(self, call: ToolCall, ready: _Ready) -> CallOutcome | None:
+        """Ask the approver about a ``confirm``-level call: ``None`` when it may run."""
+        from nucleo_core.guard.approvals import ApprovalRequest, ask_approver
+
+        provider, permission = ready.provider, ready.permission
+        assert permission is not None
+        name = provider.name
+        approver = self._approver
+        if approver is None:
+            reason = (
+                f"Calling '{name}' needs an approval and no approver is set here; choose "
+                "another tool, or do the task without it."
+            )
+            return _error(call, CallStatus.REFUSED, reason, PermissionDenied(name, reason))
+        request = ApprovalRequest(
+            tool=name,
+            source=provider.source,
+            risk=provider.risk.value if provider.risk_declared else "high",
+            risk_declared=provider.risk_declared,
+            arguments=call.raw_input if isinstance(call.raw_input, Mapping) else {},
+            thinker=_qualified(type(self._parent)),
+            conversation_id=getattr(self._conversation, "id", None),
+            decided_by=permission.decided_by,
+            reason=permission.reason,
+        )
+        approval = await ask_approver(approver, request)
+        if approval.approved:
+            return None
+        said = f": {approval.reason}" if approval.reason else ""
+        reason = (
+            f"Calling '{name}' was not approved{said}. Choose another tool, or go on without it."
+        )
+        denied = PermissionDenied(name, reason, decided_by="approval")
+        return _error(call, CallStatus.REFUSED, reason, denied)
 
     # -- phase 2 and the end ------------------------------------------------------------------
 
@@ -401,6 +451,7 @@ class ToolExecutor:
         on_event: EventObserver | None = None,
         conversation: object | None = None,
         registry: object | None = None,
+        approver: Approver | None = None,
     ) -> ToolExecution:
         """One turn's `ToolExecution`, not yet running (the arguments are `ToolExecution`'s).
 
@@ -416,6 +467,7 @@ class ToolExecutor:
             on_event=on_event or self.on_event,
             conversation=conversation,
             registry=registry,
+            approver=approver,
         )
 
     async def execute(
@@ -429,6 +481,7 @@ class ToolExecutor:
         on_event: EventObserver | None = None,
         conversation: object | None = None,
         registry: object | None = None,
+        approver: Approver | None = None,
     ) -> ExecutionReport:
         """Run one turn's calls and return the report (the arguments are `ToolExecution`'s).
 
@@ -446,6 +499,7 @@ class ToolExecutor:
             on_event=on_event,
             conversation=conversation,
             registry=registry,
+            approver=approver,
         )
         return await execution.run()
 

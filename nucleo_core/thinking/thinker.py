@@ -198,6 +198,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
                 policy=self.execution,
                 conversation=context,
                 registry=self.registry,
+                approver=ThinkerBase.approver_now(self),
             )
             try:
                 await execution.run()
