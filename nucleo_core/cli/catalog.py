@@ -1,7 +1,8 @@
 """``nucleo catalog THINKER``: what one thinker class is offered, as the hub resolves it.
 
 The class is imported by its import path, built with only ``hub=`` (a hub with the installed
-plugins loaded), and its palette assembled as before a turn; then its palette, its tool
+plugins loaded and the project's MCP servers bound, as ``nucleo run`` binds them), and its
+palette assembled as before a turn; then its palette, its tool
 catalog and its skills are printed. Nothing calls a model.
 """
 
@@ -39,20 +40,25 @@ def catalog(thinker: str, as_json: bool) -> None:
     THINKER is the class's import path, package.module:ClassName or package.module.ClassName
     (found as `python -m` finds a module, with the current directory first on sys.path), or
     path/to/file.py:ClassName. The class must subclass nucleo_core.ThinkerBase; it is built
-    with only hub= (a hub with the installed plugins loaded) and its palette is assembled as
-    before a turn.
+    with only hub= (a hub with the installed plugins loaded and the project's MCP servers
+    bound, as for `nucleo run`) and its palette is assembled as before a turn.
     """
     thinker_class = load_thinker_class(thinker)
-    hub = loaded_hub()
-    instance = _build(thinker_class, hub, thinker)
+    # The project's MCP servers are bound as `nucleo run` binds them, so their tools show
+    # where a run would offer them; closing the hub stops the servers it started.
+    hub = loaded_hub(mcp_servers=True)
     try:
-        palette = instance.reconcile_tool_registry()
-        tool_catalog = instance.tool_catalog()
-        skill_catalog = instance.skill_catalog()
-    except Exception as exc:  # the class's own declarations and hooks run here
-        raise CommandError(
-            f"assembling the palette of '{thinker}' raised {type(exc).__name__}: {exc}"
-        ) from exc
+        instance = _build(thinker_class, hub, thinker)
+        try:
+            palette = instance.reconcile_tool_registry()
+            tool_catalog = instance.tool_catalog()
+            skill_catalog = instance.skill_catalog()
+        except Exception as exc:  # the class's own declarations and hooks run here
+            raise CommandError(
+                f"assembling the palette of '{thinker}' raised {type(exc).__name__}: {exc}"
+            ) from exc
+    finally:
+        hub.close()
     attached = list(instance.skills)
     if as_json:
         render.print_json(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -70,7 +71,13 @@ _COLUMNS = (
     Column("Tools", "value"),
     Column("Last error", "text"),
 )
-_STATE_STYLES = {"ready": "green", "failed": "red", "restarting": "yellow", "starting": "yellow"}
+_STATE_STYLES = {
+    "ready": "green",
+    "failed": "red",
+    "restarting": "yellow",
+    "starting": "yellow",
+    "disabled": "dim",
+}
 #: The logger the MCP layer reports on.
 _MCP_LOGGER = "nucleo.mcp"
 
@@ -247,7 +254,10 @@ def connect_configured_servers(
     """Bind the MCP servers configured for the project at ``start`` (the cwd) to ``hub``.
 
     Their tools join the palettes as the configuration says (`MCPServers.connect_to_hub`);
-    closing the hub closes them.
+    closing the hub closes them. A server's elicitation requests are asked on the terminal
+    when stdin and stderr are one (`TerminalAnswerer`), and declined otherwise; its sampling
+    requests, where its configuration enables them, are served by the project's model
+    catalog.
 
     Returns:
         A warning per problem reported (a server that did not start, a collision, an unusable
@@ -259,8 +269,14 @@ def connect_configured_servers(
         return [f"the MCP servers are not connected: {exc}"]
     if not configs:
         return []
+    from nucleo_core.mcp.elicitation import TerminalAnswerer
+
+    # Asked on the terminal only when someone is there to answer; else declined (fail closed).
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
     with _mcp_logs_held():
-        servers = MCPServers(configs).connect_to_hub(hub)
+        servers = MCPServers(
+            configs, elicitation=TerminalAnswerer() if interactive else None
+        ).connect_to_hub(hub)
     return [problem.message for problem in servers.problems]
 
 
@@ -270,15 +286,19 @@ def survey(configs: Sequence[MCPServerConfig], names: Sequence[str] | None = Non
     Nothing the MCP layer logs meanwhile is printed: what it says is in the report.
     """
     wanted = [config.name for config in configs] if names is None else list(names)
+    disabled = {config.name for config in configs if config.disabled}
     with _mcp_logs_held():
         servers = MCPServers(configs)
         try:
-            outcomes = servers.pool.start_all(wanted)
+            outcomes: dict[str, Any] = dict.fromkeys(disabled & set(wanted))
+            outcomes |= servers.pool.start_all([name for name in wanted if name not in disabled])
             reports = []
             for name in wanted:
                 outcome = outcomes[name]
                 providers: tuple[MCPToolProvider, ...] = ()
-                if not isinstance(outcome, MCPServerUnavailable):
+                if name in disabled:  # configured, never started: listed as disabled
+                    pass
+                elif not isinstance(outcome, MCPServerUnavailable):
                     try:
                         providers = servers.start(name)  # started: registers its listing
                     except MCPServerUnavailable as exc:  # it stopped in between
@@ -314,6 +334,9 @@ def server_summary(report: ServerReport) -> dict[str, Any]:
         "stderr_tail": unavailable.stderr_tail if unavailable is not None else status.stderr_tail,
         "sessions": config.sessions,
         "risk_policy": None if config.risk_policy is None else dict(config.risk_policy),
+        "disabled": config.disabled,
+        "roots": list(config.root_uris()),
+        "sampling": None if config.sampling is None else config.sampling.model,
     }
 
 

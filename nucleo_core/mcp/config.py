@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
 from nucleo_core.mcp.errors import MCPConfigError
+from nucleo_core.mcp.sampling import SamplingSettings
 from nucleo_core.tools.risk import Risk
 
 __all__ = [
@@ -82,8 +83,11 @@ _SERVER_KEYS = (
     "protocol",
     "sessions",
     "risk_policy",
+    "disabled",
+    "roots",
+    "sampling",
 )
-_TABLE_KEYS = ("servers", "pass_env", "mcp_json")
+_TABLE_KEYS = ("servers", "pass_env", "mcp_json", "roots")
 _TOOL_KEYS = ("risk", "read_only")
 _TRANSPORT_KEYS = ("command", "args", "env", "cwd", "url", "headers")
 _VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -153,6 +157,15 @@ class MCPServerConfig:
             risk level (``low``, ``medium``, ``high``): ``auto``, ``notify``, ``confirm`` or
             ``deny``; a read-only mapping, or ``None`` when not configured. The MCP layer only
             carries it (`MCPToolProvider.risk_policy`); the guard reads it.
+        disabled: The server is configured but not started (``"disabled": true`` in
+            ``.mcp.json``, ``disabled = true`` in a nucleo table); ``nucleo mcp`` lists it as
+            disabled.
+        roots: The folders the server is told it may work in (``roots/list``), as absolute
+            paths; ``None`` gives the project folder (`project_dir`, else the working
+            directory), and an empty tuple gives none.
+        project_dir: The folder of the configuration file that declared the server.
+        sampling: Which model serves the server's sampling requests (`SamplingSettings`);
+            ``None`` (the default) refuses them.
         origin: Where the configuration came from, for messages.
     """
 
@@ -177,6 +190,10 @@ class MCPServerConfig:
     protocol: str = "auto"
     sessions: SessionMode = "shared"
     risk_policy: Mapping[str, str] | None = None
+    disabled: bool = False
+    roots: tuple[str, ...] | None = None
+    project_dir: str | None = None
+    sampling: SamplingSettings | None = None
     origin: str = "code"
 
     def __post_init__(self) -> None:
@@ -212,7 +229,7 @@ class MCPServerConfig:
             raise MCPConfigError(f"{where}: max_restarts must be an integer")
         if self.max_restarts < 0:
             raise MCPConfigError(f"{where}: max_restarts must not be negative")
-        for key in ("trust_annotations", "shadow"):
+        for key in ("trust_annotations", "shadow", "disabled"):
             if not isinstance(getattr(self, key), bool):
                 raise MCPConfigError(f"{where}: {key} must be true or false")
         if self.start not in ("lazy", "eager"):
@@ -230,6 +247,14 @@ class MCPServerConfig:
             object.__setattr__(self, "risk_policy", _risk_policy(self.risk_policy, where))
         object.__setattr__(self, "thinkers", _exposure(self.thinkers, where))
         object.__setattr__(self, "tools", _tool_settings(self.tools, where))
+        object.__setattr__(self, "sampling", SamplingSettings.from_value(self.sampling, where))
+        if self.project_dir is not None and not isinstance(self.project_dir, str):
+            raise MCPConfigError(f"{where}: project_dir must be a path, as a string")
+        if self.roots is not None:
+            roots = _strings(self.roots, f"{where}: roots")
+            object.__setattr__(
+                self, "roots", tuple(_root(path, self.project_dir) for path in roots)
+            )
 
     @property
     def transport(self) -> Literal["stdio", "http"]:
@@ -256,6 +281,20 @@ class MCPServerConfig:
             if any(fnmatchcase(key, pattern) for pattern in self.pass_env)
         }
         return passed | dict(self.env)
+
+    def root_paths(self) -> tuple[Path, ...]:
+        """The folders ``roots/list`` answers with: the configured roots, else the project's.
+
+        The project folder is the folder of the configuration file that declared the server,
+        or the working directory for a server configured in code.
+        """
+        if self.roots is not None:
+            return tuple(Path(path) for path in self.roots)
+        return (Path(self.project_dir).resolve() if self.project_dir else Path.cwd(),)
+
+    def root_uris(self) -> tuple[str, ...]:
+        """`root_paths` as ``file://`` URIs."""
+        return tuple(path.resolve().as_uri() for path in self.root_paths())
 
     def selects(self, thinker_class: type[Any]) -> bool:
         """Whether ``thinker_class`` is one of the listed thinker classes."""
@@ -298,6 +337,9 @@ def servers_from_mapping(
             + ", ".join(_TABLE_KEYS)
         )
     shared_pass_env = _strings(table.get("pass_env", ()), f"{origin}: mcp.pass_env")
+    shared_roots = table.get("roots")
+    if shared_roots is not None:
+        shared_roots = _strings(shared_roots, f"{origin}: mcp.roots")
     servers = table.get("servers", {})
     if not isinstance(servers, Mapping):
         raise MCPConfigError(f"{origin}: mcp.servers must be a table of server tables")
@@ -321,6 +363,8 @@ def servers_from_mapping(
     for name, entry in merged.items():
         entry = dict(entry)
         entry["pass_env"] = (*shared_pass_env, *_strings(entry.get("pass_env", ()), origin))
+        if shared_roots is not None and "roots" not in entry:
+            entry["roots"] = shared_roots
         configs.append(_server(name, entry, origin=origin, base_dir=base_dir))
     return configs
 
@@ -329,9 +373,9 @@ def servers_from_mcp_json(path: str | os.PathLike[str]) -> dict[str, dict[str, A
     """Read a ``.mcp.json`` file's ``mcpServers`` as nucleo server tables.
 
     ``${VAR}`` and ``${VAR:-default}`` in strings are expanded from the environment, as other
-    MCP clients do. Keys other clients use and nucleo does not (``disabled``, ``alwaysAllow``)
-    are ignored; an entry of a transport nucleo does not speak (``sse``) is skipped with a
-    warning.
+    MCP clients do. ``"disabled": true`` is kept (the server is not started); keys other
+    clients use and nucleo does not (``alwaysAllow``) are ignored; an entry of a transport
+    nucleo does not speak (``sse``) is skipped with a warning.
 
     Raises:
         MCPConfigError: The file is not JSON or has no ``mcpServers`` object.
@@ -358,6 +402,10 @@ def servers_from_mcp_json(path: str | os.PathLike[str]) -> dict[str, dict[str, A
             )
             continue
         table = {key: _expand(entry[key]) for key in _TRANSPORT_KEYS if key in entry}
+        if "disabled" in entry:
+            if not isinstance(entry["disabled"], bool):
+                raise MCPConfigError(f"{file}: mcpServers.{name}.disabled must be true or false")
+            table["disabled"] = entry["disabled"]
         tables[str(name)] = table
     return tables
 
@@ -450,6 +498,10 @@ def _server(
             values["cwd"] = str(Path(base_dir) / cwd)
     if isinstance(values.get("thinkers"), list):
         values["thinkers"] = tuple(values["thinkers"])
+    if isinstance(values.get("roots"), list):
+        values["roots"] = tuple(values["roots"])
+    if base_dir is not None:
+        values["project_dir"] = str(Path(base_dir).resolve())
     tools = values.get("tools", {})
     if not isinstance(tools, Mapping):
         raise MCPConfigError(f"{where}: tools must be a table of tool tables")
@@ -472,6 +524,14 @@ def _server(
         return MCPServerConfig(name=str(name), origin=origin, **values)
     except TypeError as exc:  # a wrongly typed value the dataclass could not take
         raise MCPConfigError(f"{where}: {exc}") from exc
+
+
+def _root(path: str, base: str | None) -> str:
+    """A configured root as an absolute path (``~`` expanded, relative to ``base``)."""
+    expanded = Path(path).expanduser()
+    if not expanded.is_absolute():
+        expanded = (Path(base) if base is not None else Path.cwd()) / expanded
+    return str(expanded.resolve())
 
 
 def _strings(value: object, where: str) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
+from nucleo_core.mcp._features import ClientFeatures
 from nucleo_core.mcp.errors import MISSING_SDK, MCPConfigError, MCPServerUnavailable
 from nucleo_core.mcp.report import MCPServerStatus
 from nucleo_core.mcp.result import MCPToolResult
@@ -40,8 +41,11 @@ from nucleo_core.mcp.result import MCPToolResult
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.mcp._session import Listing, ServerSession
     from nucleo_core.mcp.config import MCPServerConfig
+    from nucleo_core.mcp.elicitation import ElicitationAnswerer
+    from nucleo_core.mcp.sampling import Sampler
 
 __all__ = ["ListingListener", "MCPClientPool"]
 
@@ -83,11 +87,33 @@ class MCPClientPool:
         'idle'
         >>> pool.close()
 
+    Servers may ask the client in turn (the client declares these capabilities to every
+    server, so none hides tools from it): ``roots/list`` is answered with each server's
+    configured roots (`MCPServerConfig.root_paths`); an elicitation is asked of
+    ``elicitation`` and declined without one; a sampling request is refused unless the
+    server's configuration enables ``sampling``, and then served by ``sampler``. A server
+    configured ``disabled = true`` is never started.
+
     Args:
         servers: The server configurations (ids must be unique).
+        elicitation: Answers the servers' elicitation requests (see
+            `nucleo_core.mcp.elicitation`); ``None`` declines every one.
+        sampler: Serves the sampling requests the configuration allows (see
+            `nucleo_core.mcp.sampling`); a `CatalogSampler` on the project's model catalog
+            by default.
+        audit: An audit log where each sampling request's decision is recorded (a
+            ``permission`` record, source ``mcp:<server>:sampling``), besides the
+            ``nucleo.mcp`` logger.
     """
 
-    def __init__(self, servers: Iterable[MCPServerConfig]) -> None:
+    def __init__(
+        self,
+        servers: Iterable[MCPServerConfig],
+        *,
+        elicitation: ElicitationAnswerer | None = None,
+        sampler: Sampler | None = None,
+        audit: AuditLog | None = None,
+    ) -> None:
         configs: dict[str, MCPServerConfig] = {}
         for config in servers:
             if config.name in configs:
@@ -96,7 +122,8 @@ class MCPClientPool:
                     f"(also in {configs[config.name].origin})"
                 )
             configs[config.name] = config
-        self._runtime = _Runtime(configs)
+        features = ClientFeatures(elicitation=elicitation, sampler=sampler, audit=audit)
+        self._runtime = _Runtime(configs, features)
         self._finalizer = weakref.finalize(self, self._runtime.shutdown)
 
     # -- configuration and state --------------------------------------------------------------
@@ -130,8 +157,18 @@ class MCPClientPool:
             conversation: The conversation whose own session to describe (a server configured
                 ``sessions = "conversation"``); its shared session by default.
         """
-        self.config(server)
+        config = self.config(server)
         runtime = self._runtime
+        if config.disabled:
+            return MCPServerStatus(
+                name=server,
+                state="disabled",
+                tools=None,
+                restarts=0,
+                error=None,
+                stderr_tail="",
+                protocol_version=None,
+            )
         with runtime.lock:
             if conversation is None:
                 session = runtime.sessions.get(server)
@@ -437,8 +474,9 @@ class _Runtime:
     interpreter exits) can close everything without keeping the pool alive.
     """
 
-    def __init__(self, configs: Mapping[str, MCPServerConfig]) -> None:
+    def __init__(self, configs: Mapping[str, MCPServerConfig], features: ClientFeatures) -> None:
         self.configs = dict(configs)
+        self.features = features
         self.sessions: dict[str, ServerSession] = {}
         #: The sessions of servers configured ``sessions = "conversation"``, by (server,
         #: conversation id).
@@ -482,9 +520,15 @@ class _Runtime:
 
         Raises:
             RuntimeError: The pool is closed.
-            MCPServerUnavailable: The MCP SDK is not installed.
+            MCPServerUnavailable: The MCP SDK is not installed, or the server is disabled.
         """
         config = self.configs[server]
+        if config.disabled:
+            raise MCPServerUnavailable(
+                server,
+                "it is disabled in its configuration (disabled = true); remove that to use it",
+                command=config.describe(),
+            )
         key = (
             (server, conversation)
             if conversation is not None and config.sessions == "conversation"
@@ -516,12 +560,14 @@ class _Runtime:
                 ) from exc
 
             if key is None:
-                found = self.sessions[server] = ServerSession(config, self.notify, loop)
+                found = self.sessions[server] = ServerSession(
+                    config, self.notify, loop, features=self.features
+                )
             else:
                 # Its listings are not the catalog's: the shared session's are (a tool one
                 # conversation's server adds is not offered to every other conversation).
                 found = self.conversation_sessions[key] = ServerSession(
-                    config, _unlisted, loop, conversation=conversation
+                    config, _unlisted, loop, conversation=conversation, features=self.features
                 )
             return found
 

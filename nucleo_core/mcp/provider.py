@@ -60,7 +60,8 @@ class MCPToolProvider(ToolProvider):
     - **description, input and output schemas**: as the server publishes them.
     - **read-only and risk**: from the configuration. The server's ``readOnlyHint`` and
       ``destructiveHint`` count only where the configuration trusts its annotations; the
-      risk is the server's declared risk, a per-tool override, or undeclared (``high``).
+      risk is a per-tool declaration, else ``high`` for a trusted ``destructiveHint``, else
+      the server's declared risk, or undeclared (``high``).
     - **source**: ``mcp:<server>:<tool>``.
     - **parse_input** validates against the published schema; a refusal names field paths and
       declared types, never the value sent.
@@ -186,7 +187,15 @@ class MCPToolProvider(ToolProvider):
             )
         else:
             read_only = False
-        risk = settings.risk if settings is not None and settings.risk is not None else config.risk
+        risk: Risk | None
+        if settings is not None and settings.risk is not None:
+            risk = settings.risk  # declared for this very tool: it wins over any hint
+        elif config.trust_annotations and annotations.get("destructiveHint") is True:
+            # A trusted server says the tool destroys: that is high, whatever the server-wide
+            # risk says (a per-tool risk is the way to say otherwise).
+            risk = Risk.HIGH
+        else:
+            risk = config.risk
         description = descriptor.get("description")
         title = descriptor.get("title") or annotations.get("title")
         return cls(

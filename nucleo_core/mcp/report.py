@@ -43,7 +43,8 @@ class MCPServerStatus:
     Attributes:
         name: The server's id.
         state: ``idle`` (not started), ``starting``, ``ready``, ``restarting``, ``failed``
-            (did not start, or given up on) or ``closed``.
+            (did not start, or given up on), ``closed``, or ``disabled`` (configured
+            ``disabled = true``: never started).
         tools: How many tools it lists (``None`` before it ever listed).
         restarts: How many times its session was restarted.
         error: Why it is unavailable, when it is.
@@ -57,7 +58,7 @@ class MCPServerStatus:
     """
 
     name: str
-    state: Literal["idle", "starting", "ready", "restarting", "failed", "closed"]
+    state: Literal["idle", "starting", "ready", "restarting", "failed", "closed", "disabled"]
     tools: int | None
     restarts: int
     error: str | None

@@ -37,7 +37,10 @@ from nucleo_core.tools.reserved import RESERVED_TOOL_NAMES
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.hub.hub import ToolHub
+    from nucleo_core.mcp.elicitation import ElicitationAnswerer
+    from nucleo_core.mcp.sampling import Sampler
     from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["MCPServers", "connect_to_hub"]
@@ -67,16 +70,34 @@ class MCPServers:
         ()
         >>> servers.close()
 
+    A server configured ``disabled = true`` is kept in `configs` but never started, and its
+    tools are not registered.
+
     Args:
         servers: The server configurations.
         pool: The client pool to use; a new one for ``servers`` when omitted (``servers`` is
-            then ignored in favour of the pool's).
+            then ignored in favour of the pool's, and so are the three answerers below).
+        elicitation: Answers the servers' elicitation requests (see `MCPClientPool`);
+            ``None`` declines every one.
+        sampler: Serves the sampling requests the configuration allows (see
+            `MCPClientPool`).
+        audit: Where sampling decisions are recorded (see `MCPClientPool`).
     """
 
     def __init__(
-        self, servers: Iterable[MCPServerConfig] = (), *, pool: MCPClientPool | None = None
+        self,
+        servers: Iterable[MCPServerConfig] = (),
+        *,
+        pool: MCPClientPool | None = None,
+        elicitation: ElicitationAnswerer | None = None,
+        sampler: Sampler | None = None,
+        audit: AuditLog | None = None,
     ) -> None:
-        self._pool = pool if pool is not None else MCPClientPool(servers)
+        self._pool = (
+            pool
+            if pool is not None
+            else MCPClientPool(servers, elicitation=elicitation, sampler=sampler, audit=audit)
+        )
         self._lock = threading.RLock()
         self._hub: ToolHub | None = None
         self._bound: dict[str, dict[str, MCPToolProvider]] = {}
@@ -238,12 +259,16 @@ class MCPServers:
             if callable(on_close):  # closing the hub then closes every session
                 on_close(self.close)
             configs = list(self.configs.values())
-            if any(config.thinkers != "all" for config in configs):
+            if any(config.thinkers != "all" and not config.disabled for config in configs):
                 hub.plugins.register_plugin(_CatalogHook(self), name=f"nucleo-mcp-{id(self):x}")
         except BaseException:
             self._settled.set()
             raise
-        return [c.name for c in configs if c.thinkers == "all" or c.start == "eager"]
+        return [
+            c.name
+            for c in configs
+            if not c.disabled and (c.thinkers == "all" or c.start == "eager")
+        ]
 
     def _started(
         self, outcomes: Mapping[str, tuple[Mapping[str, Any], ...] | MCPServerUnavailable]
@@ -487,7 +512,7 @@ class MCPServers:
         declared = False
         found: list[MCPToolProvider] = []
         for config in self.configs.values():
-            if config.thinkers == "all":
+            if config.thinkers == "all" or config.disabled:
                 continue
             if config.thinkers == "selector":
                 if not declared:
