@@ -1,0 +1,442 @@
+"""`LLMToolProvider`: one tool an ``llm`` plugin registered, as nucleo's registry sees it.
+
+``llm`` calls a tool's ``implementation`` with the model's arguments as keyword arguments, a
+Toolbox's methods on one instance of the Toolbox, and renders what is not text as JSON. The
+bridge does the same, with nucleo's rules around it: the input is validated against ``llm``'s
+own published schema first (a refusal names fields and types, never the value sent), each
+conversation gets its own Toolbox instance (dropped when the conversation ends), and a tool
+that raises is a failed call whose message the model never reads (nucleo's tool execution
+shows it only the exception's type, since the message may quote its input or a secret).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, final
+
+from nucleo_core import Risk, Tool, ToolProvider
+from nucleo_core.mcp._input_check import Check, quick_check
+from nucleo_core.tools import _input_errors
+from nucleo_core.tools.provider import RawInput
+from nucleo_core.tools.state import ConversationStates, state_conversation_id
+from nucleo_core.tools.workers import tool_threads
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
+__all__ = ["LLM_PREFIX", "LLMToolCall", "LLMToolProvider", "ToolboxInstances", "render_result"]
+
+#: The source prefix of bridged tools: ``llm:<llm plugin>:<tool>``.
+LLM_PREFIX = "llm:"
+
+_TEXT = (str, bytes, bytearray)
+
+#: The parameter ``llm`` fills with the `llm.ToolCall` itself, never part of the schema.
+_TOOL_CALL_PARAMETER = "llm_tool_call"
+
+
+def render_result(result: object) -> str:
+    """What the model reads of a tool's return value, as ``llm`` renders it.
+
+    An `llm.ToolOutput` is its ``output`` (its attachments are not carried: nucleo's tool
+    results are text). Text is kept as it is; anything else is JSON, with what JSON cannot hold
+    written as its ``repr()``, as ``llm`` does.
+    """
+    import llm
+
+    output_type = getattr(llm, "ToolOutput", None)
+    if output_type is not None and isinstance(result, output_type):
+        result = result.output
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, ensure_ascii=False, default=repr)
+
+
+class _Instance:
+    """One Toolbox instance, prepared, with its tools' implementations by name."""
+
+    __slots__ = ("_implementations", "needs_async_prepare", "toolbox")
+
+    def __init__(self, toolbox: Any, *, needs_async_prepare: bool) -> None:
+        self.toolbox = toolbox
+        self.needs_async_prepare = needs_async_prepare
+        self._implementations: dict[str, Callable[..., Any]] | None = None
+
+    def implementation(self, name: str) -> Callable[..., Any]:
+        """The bound implementation of the instance's tool ``name``.
+
+        Raises:
+            LookupError: The instance no longer has that tool (its ``prepare`` added other
+                tools than the instance the bridge listed them from).
+        """
+        if self._implementations is None:
+            self._implementations = {
+                tool.name: tool.implementation
+                for tool in self.toolbox.tools()
+                if tool.implementation is not None
+            }
+        found = self._implementations.get(name)
+        if found is None:
+            raise LookupError(f"this {type(self.toolbox).__name__} instance has no tool {name}")
+        return found
+
+
+@final
+class ToolboxInstances:
+    """One instance of an ``llm.Toolbox`` class per conversation, shared by all its tools.
+
+    An instance is built with the configured constructor arguments on the first call of one of
+    the Toolbox's tools in a conversation, and prepared (``prepare()``, or ``prepare_async()``
+    where only that is overridden) before its first call, as ``llm`` does; a call outside any
+    conversation gets an instance of its own. `forget` drops a conversation's instance.
+
+    Args:
+        toolbox_class: The ``llm.Toolbox`` subclass.
+        name: The Toolbox's name as ``llm`` registered it.
+        arguments: Its constructor's keyword arguments.
+    """
+
+    __slots__ = ("_arguments", "_class", "_states", "name")
+
+    def __init__(self, toolbox_class: type[Any], *, name: str, arguments: Mapping[str, Any]):
+        self._class = toolbox_class
+        self.name = name
+        self._arguments = dict(arguments)
+        self._states: ConversationStates[_Instance] = ConversationStates(self._make, tool=name)
+
+    def _make(self) -> _Instance:
+        import llm
+
+        toolbox = self._class(**self._arguments)
+        overrides = _overridden(self._class, llm.Toolbox)
+        if "prepare" in overrides:
+            toolbox.prepare()
+            toolbox._prepared = True
+        # prepare_async needs an event loop: it is awaited before the instance's first call.
+        needs_async = "prepare_async" in overrides and "prepare" not in overrides
+        return _Instance(toolbox, needs_async_prepare=needs_async)
+
+    def instance(self, conversation_id: str | None) -> _Instance:
+        """The instance of ``conversation_id``, built now if it has none; a fresh one for None."""
+        if conversation_id is None:
+            return self._states.fresh()
+        return self._states.get(conversation_id)
+
+    def peek(self, conversation_id: str) -> Any | None:
+        """The Toolbox instance of ``conversation_id``, if it has one, without building one."""
+        kept = self._states.peek(conversation_id)
+        return None if kept is None else kept.toolbox
+
+    def forget(self, conversation_id: str | None) -> None:
+        """Drop the instance of ``conversation_id`` (``None``: of every conversation)."""
+        self._states.forget(conversation_id)
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+
+def _overridden(cls: type[Any], base: type[Any]) -> set[str]:
+    return {
+        name
+        for name in ("tools", "prepare", "prepare_async")
+        if getattr(cls, name, None) is not getattr(base, name, None)
+    }
+
+
+def toolbox_overrides(cls: type[Any]) -> set[str]:
+    """Which of ``tools``, ``prepare`` and ``prepare_async`` a Toolbox class overrides."""
+    import llm
+
+    return _overridden(cls, llm.Toolbox)
+
+
+@final
+class LLMToolProvider(ToolProvider):
+    """One tool an ``llm`` plugin registered, bridged.
+
+    - **name**: as ``llm`` gives it (a Toolbox method's is ``<Class>_<method>``).
+    - **description**: ``llm``'s (the function's docstring), its indentation cleaned.
+    - **input schema**: ``llm``'s own (`llm.Tool.input_schema`), published as it is.
+    - **read-only and risk**: from the configuration; undeclared, mutating and ``high``.
+    - **source**: ``llm:<llm plugin>:<tool>``, the plugin being the ``llm`` entry point name.
+    - **sequential**: ``llm`` runs a response's tool calls one after another, and packs are
+      written for that (a Toolbox instance is not guarded against two calls at once).
+
+    Build one with `nucleo_tools_llm.LLMBridge`, which reads the installed plugins.
+    """
+
+    __slots__ = (
+        "_description",
+        "_distribution",
+        "_implementation",
+        "_input_schema",
+        "_metadata",
+        "_name",
+        "_passes_tool_call",
+        "_plugin",
+        "_quick",
+        "_read_only",
+        "_risk",
+        "_strict_schema",
+        "_toolbox",
+        "_validator",
+    )
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        input_schema: Mapping[str, Any],
+        plugin: str,
+        distribution: str | None,
+        read_only: bool,
+        risk: Risk | None,
+        implementation: Callable[..., Any] | None = None,
+        toolbox: ToolboxInstances | None = None,
+        signature_of: Callable[..., Any] | None = None,
+    ) -> None:
+        if (implementation is None) == (toolbox is None):
+            raise ValueError("give exactly one of implementation and toolbox")
+        self._name = name
+        self._description = description
+        self._input_schema = input_schema
+        self._plugin = plugin
+        self._distribution = distribution
+        self._read_only = read_only
+        self._risk = risk
+        self._implementation = implementation
+        self._toolbox = toolbox
+        shape = _signature(signature_of or implementation)
+        self._passes_tool_call = shape is not None and _TOOL_CALL_PARAMETER in shape.parameters
+        self._strict_schema = _closed(input_schema, shape)
+        self._metadata = MappingProxyType(
+            {
+                "llm_plugin": plugin,
+                "llm_distribution": distribution,
+                "llm_toolbox": None if toolbox is None else toolbox.name,
+            }
+        )
+        self._validator: Validator | None = None
+        self._quick: Check | bool | None = False  # False: not made yet
+
+    # -- the provider surface -----------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The name ``llm`` gives the tool."""
+        return self._name
+
+    @property
+    def description(self) -> str:
+        """``llm``'s description of the tool, cleaned of its docstring indentation."""
+        return self._description
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        """``llm``'s input schema of the tool (shared: do not mutate)."""
+        return self._input_schema
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the configuration declares the tool read-only (``llm`` cannot say)."""
+        return self._read_only
+
+    @property
+    def risk(self) -> Risk:
+        """The risk the configuration declares for the tool, its Toolbox or its pack."""
+        return self._risk if self._risk is not None else Risk.HIGH
+
+    @property
+    def risk_declared(self) -> bool:
+        """Whether the configuration declared a risk (else ``risk`` is the ``high`` default)."""
+        return self._risk is not None
+
+    @property
+    def source(self) -> str:
+        """``llm:<llm plugin>:<tool>``."""
+        return f"{LLM_PREFIX}{self._plugin}:{self._name}"
+
+    @property
+    def sequential(self) -> bool:
+        """Always: ``llm`` runs tool calls one at a time, and packs rely on it."""
+        return True
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """``llm_plugin``, ``llm_distribution`` and ``llm_toolbox`` (``None`` for a function)."""
+        return self._metadata
+
+    @property
+    def plugin(self) -> str:
+        """The ``llm`` entry point name of the plugin that registered the tool."""
+        return self._plugin
+
+    @property
+    def distribution(self) -> str | None:
+        """The distribution that ships that plugin, where known."""
+        return self._distribution
+
+    @property
+    def toolbox(self) -> ToolboxInstances | None:
+        """The Toolbox instances of a Toolbox tool (``None`` for a function tool)."""
+        return self._toolbox
+
+    def parse_input(self, raw: RawInput) -> dict[str, Any]:
+        """Validate a call's input against ``llm``'s schema.
+
+        A field the schema does not declare is refused too, unless the implementation takes
+        ``**kwargs``: ``llm`` would pass it on, and the call would fail with a ``TypeError``.
+
+        Returns:
+            The arguments, as a new dict.
+
+        Raises:
+            InvalidToolInput: Names each failing field path and its declared type; the
+                validator's own message, which may quote the input, is only the ``__cause__``.
+        """
+        if isinstance(raw, _TEXT):
+            try:
+                data = json.loads(raw)
+            except ValueError as exc:
+                raise _input_errors.not_json(self._name) from exc
+        else:
+            data = dict(raw) if isinstance(raw, Mapping) else raw
+        quick = self._quick
+        if quick is False:
+            quick = self._quick = quick_check(self._strict_schema)
+        if callable(quick) and quick(data):  # certainly valid: jsonschema would say so too
+            return dict(data)
+        validator = self._validator
+        if validator is None:
+            validator = self._validator = validator_for(self._strict_schema)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
+        if errors:
+            problem = _input_errors.from_jsonschema(self._name, errors, self._strict_schema)
+            raise problem from errors[0]
+        return dict(data)
+
+    def create(self, parent: object | None = None) -> LLMToolCall:
+        """A tool that runs one call, for ``parent`` (the thinker, or ``None``)."""
+        return LLMToolCall(self, parent)
+
+    def forget_conversation_state(self, conversation_id: str | None = None) -> None:
+        """Drop the Toolbox instance of ``conversation_id`` (``None``: of every conversation).
+
+        Every tool of the Toolbox is told; the first drops the instance, the others find none.
+        """
+        if self._toolbox is not None:
+            self._toolbox.forget(conversation_id)
+
+    async def call(self, arguments: Mapping[str, Any], *, conversation: str | None = None) -> str:
+        """Run the tool on validated arguments; return what the model reads.
+
+        Args:
+            arguments: What `parse_input` returned.
+            conversation: The conversation whose Toolbox instance runs the call; ``None`` for a
+                fresh instance.
+
+        Raises:
+            Exception: Whatever the tool raised, unchanged.
+        """
+        loop = asyncio.get_running_loop()
+        implementation = self._implementation
+        if self._toolbox is not None:
+            # Built (the constructor may connect somewhere) off the event loop.
+            kept = await _in_worker(loop, self._toolbox.instance, conversation)
+            if kept.needs_async_prepare:
+                kept.needs_async_prepare = False
+                await kept.toolbox.prepare_async()
+                kept.toolbox._async_prepared = True
+            implementation = kept.implementation(self._name)
+        assert implementation is not None  # one of the two is set, checked in __init__
+        keywords = dict(arguments)
+        if self._passes_tool_call:
+            import llm
+
+            keywords[_TOOL_CALL_PARAMETER] = llm.ToolCall(name=self._name, arguments=arguments)
+        if inspect.iscoroutinefunction(implementation):
+            result = await implementation(**keywords)
+        else:
+            result = await _in_worker(loop, functools.partial(implementation, **keywords))
+            if inspect.isawaitable(result):  # a plain function that returned a coroutine
+                result = await result
+        return await _in_worker(loop, render_result, result)
+
+
+class LLMToolCall(Tool[Any, str]):
+    """One call of a bridged tool: ``run`` calls ``llm``'s implementation.
+
+    The Toolbox instance is the one of the conversation the call belongs to
+    (`state_conversation_id`: for a tool a sub-thinker inherited, its parent's).
+    """
+
+    def __init__(self, provider: LLMToolProvider, parent: object | None = None) -> None:
+        super().__init__(parent)
+        self.provider = provider
+
+    async def run(self, input: Mapping[str, Any]) -> str:  # type: ignore[override]
+        """Call the tool with ``input`` (what `parse_input` returned)."""
+        provider = self.provider
+        conversation = None
+        if provider.toolbox is not None:
+            conversation = state_conversation_id(self.parent, provider)
+        return await provider.call(input, conversation=conversation)
+
+
+async def _in_worker(loop: asyncio.AbstractEventLoop, function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)`` in nucleo's tool threads, with the caller's context variables."""
+    call = functools.partial(contextvars.copy_context().run, function, *args)
+    return await loop.run_in_executor(tool_threads(), call)
+
+
+def _signature(function: Callable[..., Any] | None) -> inspect.Signature | None:
+    if function is None:
+        return None
+    try:
+        return inspect.signature(function)
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to learn
+        return None
+
+
+def _closed(schema: Mapping[str, Any], shape: inspect.Signature | None) -> Mapping[str, Any]:
+    """``schema``, refusing undeclared fields unless the implementation takes ``**kwargs``."""
+    if "additionalProperties" in schema or shape is None:
+        return schema
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in shape.parameters.values()):
+        return schema
+    return {**schema, "additionalProperties": False}
+
+
+def validator_for(schema: Mapping[str, Any]) -> Validator:
+    """A jsonschema validator of ``schema``'s dialect (Draft 2020-12 unless it names one)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for as dialect_of
+
+    validator: Validator = dialect_of(schema, default=Draft202012Validator)(schema)
+    return validator
+
+
+def schema_problems(schema: object) -> list[str]:
+    """Why ``schema`` cannot be published as a tool's input schema (nothing when it can)."""
+    if not isinstance(schema, Mapping):
+        return ["its input schema is not a JSON object"]
+    problems = []
+    if schema.get("type") != "object":
+        problems.append('its input schema must declare "type": "object" at the root')
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for as dialect_of
+
+    try:
+        dialect_of(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        at = "/".join(str(part) for part in exc.path) or "(root)"
+        problems.append(f"its input schema is not a valid JSON Schema (at {at}: {exc.message})")
+    return problems
