@@ -1,10 +1,11 @@
-"""The builtin plugins of the hub layer: ``request_tools`` and ``request_skill``.
+"""The builtin plugins of the hub layer: ``request_tools``, ``request_skill``, skill files.
 
 They are ordinary plugins: registered first on every `PluginHost` (pytest's default plugins
 are the model), they contribute the meta-tools through ``nucleo_palette_tools`` exactly as a
 third party contributes its own per-thinker tools, so the hook specifications are proven
 sufficient, and a host switches either off by blocking its name. Both come last in the
 palette (``trylast``), so the front of the prompt stays the thinker's own tools.
+``builtin:skill_files`` offers ``read_skill_file`` while an attached skill has files.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from nucleo_core.plugins.markers import hookimpl
 from nucleo_core.tools.provider import ToolProvider
 
-__all__ = ["REQUEST_SKILL_PLUGIN", "REQUEST_TOOLS_PLUGIN"]
+__all__ = ["REQUEST_SKILL_PLUGIN", "REQUEST_TOOLS_PLUGIN", "SKILL_FILES_PLUGIN"]
 
 
 class _RequestTools:
@@ -43,5 +44,36 @@ class _RequestSkill:
         return [] if offer is None else [offer]
 
 
+class _SkillFiles:
+    """``builtin:skill_files``: ``read_skill_file`` over the attached skills that have files.
+
+    Offered only while one is attached: before, it could read nothing. A skill whose record
+    the conversation keeps (a resumed durable chat) reads its files from the skill of the same
+    name and bundle in the hub's registry.
+    """
+
+    @hookimpl(trylast=True)
+    def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
+        from nucleo_core.hub.thinker_base import ThinkerBase
+
+        if not isinstance(thinker, ThinkerBase):
+            return []
+        readable = []
+        for skill in ThinkerBase._synced_skills(thinker):
+            if skill.root is None:
+                found = thinker.hub.skills.get(skill.name)
+                if found is None or found.bundle != skill.bundle or found.root is None:
+                    continue
+                skill = found
+            if skill.resources:
+                readable.append(skill)
+        if not readable:
+            return []
+        from nucleo_core.skills.files import SkillFilesProvider
+
+        return [SkillFilesProvider(readable)]
+
+
 REQUEST_TOOLS_PLUGIN = _RequestTools()
 REQUEST_SKILL_PLUGIN = _RequestSkill()
+SKILL_FILES_PLUGIN = _SkillFiles()

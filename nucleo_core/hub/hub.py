@@ -686,7 +686,6 @@ class ToolHub:
                 catalog.skills_view = None
 
     def _load_skills(self, plugins: set[str]) -> None:
-        from nucleo_core.skills.errors import SkillCollisionError
         from nucleo_core.skills.loading import skills_in, skills_in_package
         from nucleo_core.skills.scan import SkillScan
 
@@ -696,20 +695,28 @@ class ToolHub:
                 scans.append(skills_in_package(package.package))
             except ModuleNotFoundError as exc:
                 logger.warning("skilljar %s skipped: %s", package.package, exc)
+        loose: list[Skill] = []
         for source in self.plugins.skill_sources(plugins=plugins):
             item = source.source
             if isinstance(item, Skill):
-                self.skills.register(item)
+                loose.append(item)
             else:
                 scans.append(skills_in(item))
+        # Aliases packs declare for their own tools, then the skills, judged against them.
+        known = {p.name for providers in self._packs.values() for p in providers}
+        known.update(self._system_wide)
+        for plugin, aliases in self.plugins.skill_tool_aliases(plugins):
+            own = {t.provider.name for t in self.plugins.pack_tools({plugin})}
+            own.update(c.provider.name for c in self.plugins.system_wide_tools(plugins={plugin}))
+            for refused in self.skills.tool_aliases.add_pack(plugin, aliases, own):
+                logger.warning(
+                    "alias %r of plugin %s not taken: %s", refused.alias, plugin, refused.reason
+                )
+        self.skills.register_loaded(loose, known_tools=known)
         for scan in scans:
             for problem in scan.problems:
                 logger.warning("skill skipped: %s: %s", problem.location, problem.reason)
-            for skill in scan.skills:
-                try:
-                    self.skills.register(skill)
-                except SkillCollisionError as exc:
-                    logger.warning("skill skipped: %s: %s", skill.location, exc)
+            self.skills.register_loaded(scan.skills, known_tools=known)
 
     def _decide(
         self,

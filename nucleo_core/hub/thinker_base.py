@@ -195,6 +195,9 @@ class ThinkerBase:
         catalog does not hold is dropped.
         """
         catalog: Sequence[Skill] = self._skill_catalog_base()
+        if any(skill.disable_model_invocation for skill in catalog):
+            # disable-model-invocation: never offered to the model nor granted to it.
+            catalog = [skill for skill in catalog if not skill.disable_model_invocation]
         if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
             catalog = _narrowed(catalog, self.reconcile_skill_catalog(list(catalog)))
         return catalog
@@ -546,7 +549,8 @@ class ThinkerBase:
             changed = False
             for skill in skills:
                 if skill.allowed_tools is not None:
-                    self._registry.restrict(f"skill:{skill.name}", skill.allowed_tools)
+                    allowed = ThinkerBase._skill_restriction(self, skill)
+                    self._registry.restrict(f"skill:{skill.name}", allowed)
                     changed = True
             if replace:
                 kept = {skill.name for skill in skills if skill.allowed_tools is not None}
@@ -557,6 +561,15 @@ class ThinkerBase:
                 self._offer_catalog()
                 if self._read_only:
                     ReadOnlyPalette.sweep(self._registry)
+
+    def _skill_restriction(self, skill: Skill) -> frozenset[str]:
+        """``skill``'s ``allowed-tools`` as tool names, through the hub's tool aliases."""
+        held = set(self._registry.names())
+        for provider in [*self._hub.default_tools(type(self)), *self._catalog_base()]:
+            held.update((provider.name, provider.source))
+        held.update(provider.name for provider in self._added)
+        held.update(provider.name for provider in self._hub.system_wide_tools())
+        return self._hub.skills.restriction_for(skill, held=held, holder=type(self).__qualname__)
 
     def _synced_skills(self) -> tuple[Skill, ...]:
         """The skills held, brought in line with the bound conversation's first.

@@ -17,7 +17,7 @@ provider discovery     `nucleo_system_wide_tools`, `nucleo_compatible_tools`
 per-thinker tools      `nucleo_palette_tools`
 catalog reconciliation `nucleo_reconcile_catalog`
 admission              `nucleo_admit_tool`, `nucleo_admit_skill`
-skill resolution       `nucleo_skill_sources`
+skill resolution       `nucleo_skill_sources`, `nucleo_skill_tool_aliases`
 permission             `nucleo_permission`
 =====================  ==========================================================
 """
@@ -46,6 +46,7 @@ __all__ = [
     "nucleo_permission",
     "nucleo_reconcile_catalog",
     "nucleo_skill_sources",
+    "nucleo_skill_tool_aliases",
     "nucleo_system_wide_tools",
 ]
 
@@ -190,4 +191,24 @@ def nucleo_skill_sources() -> Iterable[Skill | str | os.PathLike[str] | Traversa
         `Skill` objects, paths of folders holding skill folders, or ``importlib.resources``
         traversables of such folders (a package's files, so it works from a wheel); or
         ``None``.
+    """
+
+
+@hookspec
+def nucleo_skill_tool_aliases() -> Mapping[str, str | Sequence[str]] | None:
+    """Aliases mapping the tool names published skills use onto this plugin's own tools.
+
+    A skill written for another agent names that agent's tools in ``allowed-tools``
+    (Claude Code's ``Read``, ``Grep``, ``Bash(git diff:*)``). A tool pack answers with the
+    names its own tools stand for (``{"Read": "read_text_file"}``), so such a skill, attached,
+    keeps the pack's tools instead of narrowing the palette to nothing. Called once per hub
+    load (and for plugins loaded later).
+
+    An alias naming a tool the plugin does not provide itself (through its ``nucleo.tools``
+    entry point or `nucleo_system_wide_tools`) is not taken, and is reported; the project's
+    configuration (``[tool.nucleo.skills.aliases]``) wins over every plugin.
+
+    Returns:
+        A mapping of ``allowed-tools`` entries (``"Read"``, or ``"Bash(git diff:*)"``) to a
+        tool name or a list of tool names; or ``None``.
     """

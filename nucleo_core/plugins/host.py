@@ -67,6 +67,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin:sub_thinker", "nucleo_core.thinking.builtins:SUB_THINKER_PLUGIN"),
     ("builtin:request_tools", "nucleo_core.hub.builtins:REQUEST_TOOLS_PLUGIN"),
     ("builtin:request_skill", "nucleo_core.hub.builtins:REQUEST_SKILL_PLUGIN"),
+    ("builtin:skill_files", "nucleo_core.hub.builtins:SKILL_FILES_PLUGIN"),
 )
 
 
@@ -680,6 +681,35 @@ class PluginHost:
                 for source in answer or ()
             )
         return sources
+
+
+    def skill_tool_aliases(
+        self, plugins: Collection[str] | None = None
+    ) -> list[tuple[str, dict[str, tuple[str, ...]]]]:
+        """Every ``nucleo_skill_tool_aliases`` answer, validated: ``(plugin, aliases)`` pairs.
+
+        Args:
+            plugins: Ask only these plugins; ``None`` asks every plugin.
+        """
+        from nucleo_core.skills.aliases import aliases_from
+
+        hook = "nucleo_skill_tool_aliases"
+
+        def validate(result: object) -> dict[str, tuple[str, ...]]:
+            if result is None:
+                return {}
+            try:
+                return aliases_from(result, where="the aliases")
+            except TypeError as exc:
+                expected = "a mapping of skill tool names to tool names, or None"
+                raise WrongType(expected, f"{type(result).__name__} ({exc})") from None
+
+        answers: list[tuple[str, dict[str, tuple[str, ...]]]] = []
+        for impl in self._implementations(hook, plugins):
+            answer, _ = self._ask(impl, hook, {}, validate)
+            if answer:
+                answers.append((impl.plugin_name, answer))
+        return answers
 
 
 def _tools_or_none(result: object) -> list[ToolProvider]:

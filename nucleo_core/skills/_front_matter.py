@@ -4,17 +4,31 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from nucleo_core.skills.errors import SkillFormatError
 from nucleo_core.skills.naming import skill_name_problem
 
-__all__ = ["SkillDocument", "read_skill_document"]
+__all__ = [
+    "COMPATIBILITY_MAX_LENGTH",
+    "DESCRIPTION_MAX_LENGTH",
+    "SPEC_FIELDS",
+    "SkillDocument",
+    "read_skill_document",
+    "split_allowed_tools",
+]
 
-_DESCRIPTION_MAX_LENGTH = 1024
-_COMPATIBILITY_MAX_LENGTH = 500
+#: The most characters the specification allows in ``description``.
+DESCRIPTION_MAX_LENGTH = 1024
+#: The most characters the specification allows in ``compatibility``.
+COMPATIBILITY_MAX_LENGTH = 500
+#: The front matter fields the Agent Skills specification defines.
+SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+#: A field nucleo reads beside the specification's (Claude Code's): it keeps the skill out of
+#: the model's reach (``request_skill``), leaving it to the user and the code.
+_DISABLE_MODEL_INVOCATION = "disable-model-invocation"
 _FENCE = "---"
 
 
@@ -29,6 +43,9 @@ class SkillDocument:
     license: str | None
     compatibility: str | None
     metadata: Mapping[str, str]
+    disable_model_invocation: bool = False
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    commas_in_allowed_tools: bool = False
 
 
 def read_skill_document(text: str, *, location: str, folder_name: str) -> SkillDocument:
@@ -53,7 +70,41 @@ def read_skill_document(text: str, *, location: str, folder_name: str) -> SkillD
         license=checker.license(),
         compatibility=checker.compatibility(),
         metadata=checker.metadata(),
+        disable_model_invocation=checker.disable_model_invocation(),
+        extra=checker.extra(),
+        commas_in_allowed_tools=checker.commas_in_allowed_tools(),
     )
+
+
+def split_allowed_tools(text: str) -> tuple[str, ...]:
+    """The entries of an ``allowed-tools`` string, as the specification and Claude Code write it.
+
+    Entries are separated by whitespace, as the specification says; commas separate them too,
+    as Claude Code writes them (``Read, Grep``). Whatever is inside parentheses stays whole, so
+    ``Bash(git diff:*)`` is one entry, spaces and all. An unclosed parenthesis keeps the rest
+    of the string in its entry.
+
+    Example:
+        >>> split_allowed_tools("Read, Grep Bash(git diff:*)")
+        ('Read', 'Grep', 'Bash(git diff:*)')
+    """
+    entries: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for character in text:
+        if character == "(":
+            depth += 1
+        elif character == ")" and depth:
+            depth -= 1
+        elif depth == 0 and (character.isspace() or character == ","):
+            if current:
+                entries.append("".join(current))
+                current = []
+            continue
+        current.append(character)
+    if current:
+        entries.append("".join(current))
+    return tuple(entries)
 
 
 def _split(text: str, location: str) -> tuple[str, str]:
@@ -117,7 +168,7 @@ def _load_yaml(source: str, location: str) -> Mapping[Any, Any]:
 
 
 class _Checker:
-    """Checks the front matter field by field; unknown fields are ignored."""
+    """Checks the front matter field by field; fields outside the spec are kept as they are."""
 
     def __init__(self, fields: Mapping[Any, Any], location: str) -> None:
         self._fields = fields
@@ -168,9 +219,9 @@ class _Checker:
         text = value.strip()
         if not text:
             raise self._fail("'description' is empty; say what the skill does and when to use it")
-        if len(text) > _DESCRIPTION_MAX_LENGTH:
+        if len(text) > DESCRIPTION_MAX_LENGTH:
             raise self._fail(
-                f"'description' has {len(text)} characters; at most {_DESCRIPTION_MAX_LENGTH} "
+                f"'description' has {len(text)} characters; at most {DESCRIPTION_MAX_LENGTH} "
                 "are allowed, so shorten it and move the detail into the instructions"
             )
         return text
@@ -198,10 +249,10 @@ class _Checker:
             raise self._fail(
                 "'compatibility' is empty; describe what the skill needs, or remove the field"
             )
-        if len(text) > _COMPATIBILITY_MAX_LENGTH:
+        if len(text) > COMPATIBILITY_MAX_LENGTH:
             raise self._fail(
                 f"'compatibility' has {len(text)} characters; at most "
-                f"{_COMPATIBILITY_MAX_LENGTH} are allowed, so shorten it"
+                f"{COMPATIBILITY_MAX_LENGTH} are allowed, so shorten it"
             )
         return text
 
@@ -231,15 +282,73 @@ class _Checker:
         if value is None:
             return None
         if isinstance(value, str):
-            return tuple(value.split())
+            return split_allowed_tools(value)
         if isinstance(value, list) and all(
-            isinstance(item, str) and item.strip() for item in value
+            isinstance(item, str) and item.strip(" \t\n,") for item in value
         ):
-            return tuple(item.strip() for item in value)
+            # An item is one entry, spaces and all; a trailing comma is a slip, not a name.
+            return tuple(item.strip(" \t\n,") for item in value)
         raise self._fail(
             f"'allowed-tools' is {_describe_tools(value)}; write it as a space-separated "
             "string (allowed-tools: Read Grep) or a list of tool names"
         )
+
+    def commas_in_allowed_tools(self) -> bool:
+        """Whether a string ``allowed-tools`` separates entries with commas (not the spec's way)."""
+        value = self._fields.get("allowed-tools")
+        if not isinstance(value, str):
+            return False
+        return "," in "".join(part for part in _outside_parentheses(value))
+
+    def disable_model_invocation(self) -> bool:
+        value = self._fields.get(_DISABLE_MODEL_INVOCATION)
+        if value is None:
+            return False
+        if isinstance(value, bool):
+            return value
+        # Claude Code reads the YAML, and a quoted "true" is common in published skills.
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        raise self._fail(
+            f"'{_DISABLE_MODEL_INVOCATION}' is {_kind(value)}, not a boolean; write "
+            f"'{_DISABLE_MODEL_INVOCATION}: true' or '{_DISABLE_MODEL_INVOCATION}: false'"
+        )
+
+    def extra(self) -> Mapping[str, Any]:
+        """The fields the specification does not define, by name, values made JSON-safe."""
+        kept = {
+            str(key): _json_safe(value)
+            for key, value in self._fields.items()
+            if key not in SPEC_FIELDS
+        }
+        return MappingProxyType(kept)
+
+
+def _outside_parentheses(text: str) -> list[str]:
+    """The characters of ``text`` that are not inside parentheses."""
+    kept: list[str] = []
+    depth = 0
+    for character in text:
+        if character == "(":
+            depth += 1
+        elif character == ")" and depth:
+            depth -= 1
+        elif depth == 0:
+            kept.append(character)
+    return kept
+
+
+def _json_safe(value: object) -> Any:
+    """A YAML value as JSON can hold it: dates as ISO text, keys as text, the rest as text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, list | tuple | set):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    return str(value)
 
 
 def _describe_tools(value: object) -> str:

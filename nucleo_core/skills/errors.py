@@ -1,17 +1,18 @@
-"""The skills layer's errors: a malformed skill folder, and a skill name claimed twice.
+"""The skills layer's errors: a malformed skill folder, a name claimed twice, a bad table.
 
-Both are developer errors (`MisuseError`)::
+All are developer errors (`MisuseError`)::
 
     MisuseError
     ├── SkillFormatError     a skill folder does not follow the Agent Skills layout
-    └── SkillCollisionError  two bundles claim one skill name
+    ├── SkillCollisionError  two bundles claim one skill name
+    └── SkillsConfigError    the [tool.nucleo.skills] / [skills] table is malformed
 """
 
 from __future__ import annotations
 
 from nucleo_core.errors import MisuseError
 
-__all__ = ["SkillCollisionError", "SkillFormatError"]
+__all__ = ["SkillCollisionError", "SkillFormatError", "SkillsConfigError"]
 
 
 class SkillFormatError(MisuseError):
@@ -47,6 +48,10 @@ class SkillCollisionError(MisuseError):
             "Rename one of the skills (its folder and its front matter 'name'), or register "
             "with shadow=True to replace the existing skill deliberately."
         )
+
+
+class SkillsConfigError(MisuseError):
+    """The skills configuration (``[tool.nucleo.skills]`` or ``[skills]``) is malformed."""
 
 
 def _describe(bundle: str) -> str:

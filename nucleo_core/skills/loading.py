@@ -6,11 +6,16 @@ installed wheel or a zip are read the same way as skills on disk.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nucleo_core.skills._front_matter import read_skill_document
-from nucleo_core.skills._resources import FolderLike, as_traversable, describe
+from nucleo_core.skills._resources import FolderLike, as_traversable, describe, resource_files
 from nucleo_core.skills.errors import SkillFormatError
 from nucleo_core.skills.scan import SkillProblem, SkillScan
 from nucleo_core.skills.skill import Skill
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = ["SKILL_FILE_NAME", "load_skill", "skills_in", "skills_in_package"]
 
@@ -24,8 +29,10 @@ def load_skill(folder: FolderLike, *, bundle: str = "") -> Skill:
     The folder may be a path or an ``importlib.resources`` traversable, so a skill inside an
     installed wheel or a zip is read the same way as one on disk. Only ``SKILL.md`` is read;
     ``scripts/``, ``references/`` and ``assets/`` stay where they are, for the skill's own
-    instructions to point at. Front matter fields the Agent Skills specification does not
-    define are ignored.
+    instructions to point at; their paths are listed in `Skill.resources`, for an attached
+    skill to tell the model (which reads them with ``read_skill_file``). Front matter fields
+    the Agent Skills specification does not define are kept in `Skill.extra`, and Claude
+    Code's ``disable-model-invocation`` is read into `Skill.disable_model_invocation`.
 
     Args:
         folder: The skill's folder, whose name must equal the skill's name.
@@ -71,7 +78,19 @@ def load_skill(folder: FolderLike, *, bundle: str = "") -> Skill:
         compatibility=document.compatibility,
         metadata=document.metadata,
         location=where,
+        disable_model_invocation=document.disable_model_invocation,
+        extra=document.extra,
+        resources=_listed_resources(root),
+        root=root,
     )
+
+
+def _listed_resources(root: Traversable) -> tuple[str, ...]:
+    """The skill's files besides its ``SKILL.md``; an unreadable folder lists what it can."""
+    try:
+        return tuple(path for path in resource_files(root) if path != SKILL_FILE_NAME)
+    except OSError:
+        return ()
 
 
 def skills_in(source: FolderLike, *, bundle: str = "") -> SkillScan:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
-from collections.abc import Iterable, Iterator
-from typing import final
+from collections.abc import Collection, Iterable, Iterator
+from typing import TYPE_CHECKING, final
 
 from nucleo_core.skills._bundles import bundle_matches, normalize_bundle_prefix
+from nucleo_core.skills.aliases import SkillToolAliases, ToolResolution
 from nucleo_core.skills.errors import SkillCollisionError
 from nucleo_core.skills.skill import Skill
+
+if TYPE_CHECKING:
+    from nucleo_core.skills.config import SkillsConfig
 
 __all__ = ["SkillRegistry"]
 
@@ -27,14 +32,166 @@ class SkillRegistry:
       it raises `SkillCollisionError`, unless ``shadow=True`` asks for a deliberate
       replacement, which is logged.
     - **Threads**: every method may be called from any thread; readers get snapshots.
+
+    Skills the hub loads from skilljars and plugins go through `register_loaded`, which never
+    raises: the configuration's renames apply, a name another bundle holds is taken as
+    ``<bundle>:<name>`` (so same-named skills coexist and the model sees unique names), and
+    ``allowed-tools`` entries that name no tool are reported.
+
+    Args:
+        skills: Skills to register at once.
+        config: The skills configuration (tool aliases, renames); when omitted it is found
+            from the working directory (`discover_skills_config`) the first time it is needed.
     """
 
-    __slots__ = ("_lock", "_skills")
+    __slots__ = ("_aliases", "_config", "_lock", "_reported", "_skills")
 
-    def __init__(self, skills: Iterable[Skill] = ()) -> None:
+    def __init__(self, skills: Iterable[Skill] = (), *, config: SkillsConfig | None = None) -> None:
         self._skills: dict[str, Skill] = {}
         self._lock = threading.RLock()
+        self._config = config
+        self._aliases: SkillToolAliases | None = None
+        # (holder, skill name, unresolved entries) already warned about at attach.
+        self._reported: set[tuple[str, str, tuple[str, ...]]] = set()
         self.register_all(skills)
+
+    @property
+    def config(self) -> SkillsConfig:
+        """The skills configuration: the one given, else the working directory's.
+
+        Raises:
+            SkillsConfigError: The configuration found is malformed.
+        """
+        with self._lock:
+            if self._config is None:
+                from nucleo_core.skills.config import discover_skills_config
+
+                self._config = discover_skills_config()
+            return self._config
+
+    @property
+    def tool_aliases(self) -> SkillToolAliases:
+        """The tool aliases in force: the configuration's, then those packs declared."""
+        with self._lock:
+            if self._aliases is None:
+                config = self.config
+                self._aliases = SkillToolAliases(config.aliases, origin=config.origin)
+            return self._aliases
+
+    def register_loaded(
+        self, skills: Iterable[Skill], *, known_tools: Collection[str] | None = None
+    ) -> list[Skill]:
+        """Register skills a skilljar or plugin brought, as loading does; never raises for them.
+
+        Each skill is renamed as the configuration says (`SkillsConfig.name_for`). A name held
+        by a skill of another bundle is not taken from it: the newcomer is registered as
+        ``<bundle>:<name>``, with a warning saying how to rename either. Entries of its
+        ``allowed-tools`` that grant no tool of ``known_tools`` (through their name or an
+        alias) are kept in `Skill.unresolved_tools` and logged as a warning.
+
+        Args:
+            skills: The skills read.
+            known_tools: The tool names installed packs and plugins provide; ``None`` judges
+                only argument patterns without an alias unresolved.
+
+        Returns:
+            The skills as registered (renamed, qualified, with their unresolved entries).
+        """
+        config = self.config
+        registered: list[Skill] = []
+        for skill in skills:
+            name = config.name_for(skill.name, skill.bundle)
+            if name != skill.name:
+                skill = dataclasses.replace(skill, name=name)
+            with self._lock:
+                held = self._skills.get(skill.name)
+                if held is not None and held.bundle != skill.bundle:
+                    qualified = f"{skill.bundle}:{skill.name}" if skill.bundle else skill.name
+                    logger.warning(
+                        "skill %r from %s has the name of the one from %s; it is registered as "
+                        "%r. To choose the names, rename either under [tool.nucleo.skills."
+                        'rename] ("%s:%s" = "new-name"), or give its bundle a prefix under '
+                        "[tool.nucleo.skills.prefix]",
+                        skill.name,
+                        skill.location or skill.bundle or "(no bundle)",
+                        held.location or held.bundle or "(no bundle)",
+                        qualified,
+                        skill.bundle,
+                        skill.name,
+                    )
+                    skill = dataclasses.replace(skill, name=qualified)
+            skill = self._with_unresolved(skill, known_tools)
+            try:
+                registered.append(self.register(skill))
+            except SkillCollisionError as exc:  # a qualified name held too: no third name
+                logger.warning("skill skipped: %s: %s", skill.location, exc)
+        return registered
+
+    def _with_unresolved(self, skill: Skill, known: Collection[str] | None) -> Skill:
+        if skill.allowed_tools is None:
+            return skill
+        resolution = self.tool_aliases.resolve(skill.allowed_tools, known=known)
+        if not resolution.unresolved:
+            return skill
+        logger.warning(
+            "skill %r: its allowed-tools %s name no tool installed here (no pack or plugin "
+            "provides a tool of that name, and no alias maps it); while the skill is attached "
+            "they allow nothing%s. Map each to nucleo tools under [tool.nucleo.skills.aliases] "
+            '(Read = "read_text_file"), unless a thinker defines tools of these names in code',
+            skill.name,
+            ", ".join(resolution.unresolved),
+            _narrowing(resolution, known),
+        )
+        return dataclasses.replace(skill, unresolved_tools=resolution.unresolved)
+
+    def restriction_for(
+        self, skill: Skill, *, held: Collection[str], holder: str = "a thinker"
+    ) -> frozenset[str]:
+        """The tool names ``skill``'s ``allowed-tools`` narrow a palette to, through the aliases.
+
+        Fails closed: an entry that resolves to no tool allows nothing. When ``held`` (the
+        tools the thinker has: its palette and catalog) holds none of what an entry grants, a
+        warning says so once per ``holder`` and skill, and when nothing at all resolves, that
+        the palette narrows to the meta-tools alone.
+
+        Args:
+            skill: The skill being attached; its ``allowed-tools`` must not be ``None``.
+            held: The tool names (and source ids) the thinker has.
+            holder: How to name the thinker in the warning (its class).
+        """
+        resolution = self.tool_aliases.resolve(skill.allowed_tools, known=held)
+        if resolution.unresolved:
+            key = (holder, skill.name, resolution.unresolved)
+            with self._lock:
+                first = key not in self._reported
+                self._reported.add(key)
+            if first:
+                kept = sorted(resolution.names & set(held))
+                if kept:
+                    outcome = f"the palette narrows to {', '.join(kept)} and the meta-tools"
+                else:
+                    outcome = (
+                        "nothing it names resolves, so the palette narrows to the meta-tools "
+                        "alone (request_skill, read_skill_file)"
+                    )
+                logger.warning(
+                    "skill %r attached to %s: its allowed-tools %s name no tool %s has (fail "
+                    "closed: %s). Map them to its tools under [tool.nucleo.skills.aliases], or "
+                    "see `nucleo skills show %s`",
+                    skill.name,
+                    holder,
+                    ", ".join(resolution.unresolved),
+                    holder,
+                    outcome,
+                    skill.name,
+                )
+        return resolution.names
+
+    def resolve_tools(
+        self, skill: Skill, *, known: Collection[str] | None = None
+    ) -> ToolResolution:
+        """What ``skill``'s ``allowed-tools`` come to through the aliases (`restriction_for`)."""
+        return self.tool_aliases.resolve(skill.allowed_tools, known=known)
 
     def register(self, skill: Skill, *, shadow: bool = False) -> Skill:
         """Register ``skill`` under its name.
@@ -138,3 +295,8 @@ class SkillRegistry:
 
     def __repr__(self) -> str:
         return f"<SkillRegistry {len(self._skills)} skills>"
+
+
+def _narrowing(resolution: ToolResolution, known: Collection[str] | None) -> str:
+    granted = sorted(resolution.names if known is None else resolution.names & set(known))
+    return f" (it allows {', '.join(granted)})" if granted else " (it allows no tool at all)"

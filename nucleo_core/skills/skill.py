@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = ["Skill"]
 
@@ -26,6 +29,21 @@ class Skill:
         compatibility: The front matter's ``compatibility``, if any.
         metadata: The front matter's ``metadata`` mapping (strings to strings).
         location: Where the skill was read from (a path, or a package resource), for messages.
+        disable_model_invocation: The front matter's ``disable-model-invocation`` (Claude
+            Code's): when true the model is never offered the skill through ``request_skill``
+            nor granted it; code and the user can still attach it.
+        extra: The front matter fields the specification does not define (``user-invocable``,
+            ``argument-hint``, ``version``, ``tools``...), kept as written (dates as text).
+        resources: The skill's other files (``scripts/``, ``references/``, ``assets/``...), as
+            paths relative to its folder with ``/``, sorted; an attached skill lists them to
+            the model, which reads them with ``read_skill_file``.
+        root: The skill's folder (a path, or a package resource inside a wheel or a zip), where
+            `resources` are read from; ``None`` for a skill built in code.
+        unresolved_tools: The ``allowed-tools`` entries that named no tool when the skill was
+            loaded (no tool of that name, and no alias for it); see ``nucleo skills show``.
+
+    Only the fields a skill's text is made of are compared: two skills read from the same
+    ``SKILL.md`` in different places are equal.
     """
 
     name: str
@@ -37,6 +55,11 @@ class Skill:
     compatibility: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     location: str = ""
+    disable_model_invocation: bool = field(default=False, compare=False)
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), compare=False)
+    resources: tuple[str, ...] = field(default=(), compare=False)
+    root: Traversable | None = field(default=None, compare=False, repr=False)
+    unresolved_tools: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def qualified_name(self) -> str:

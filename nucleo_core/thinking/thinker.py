@@ -314,8 +314,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
     def system_text(self) -> str:
         """The system text: the thinker's own, then each attached skill's instructions."""
         parts = [self.system] if self.system else []
-        for skill in self.skills:
-            parts.append(f"# Skill: {skill.name}\n\n{skill.instructions}")
+        from nucleo_core.skills.files import skill_preamble
+
+        parts.extend(skill_preamble(skill) for skill in self.skills)
         return "\n\n".join(parts)
 
     def render_input(self, input: InputT) -> str:

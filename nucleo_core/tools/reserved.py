@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "GET_ARTIFACT_FIELD",
+    "READ_SKILL_FILE",
     "REQUEST_SKILL",
     "REQUEST_TOOLS",
     "RESERVED_TOOL_NAMES",
@@ -25,6 +26,8 @@ SEARCH_TOOLS = "search_tools"
 SUB_THINKER = "sub_thinker"
 GET_ARTIFACT_FIELD = "get_artifact_field"
 SEARCH_ARTIFACT_CONTENT = "search_artifact_content"
+#: The builtin reader of an attached skill's files (``builtin:skill_files``).
+READ_SKILL_FILE = "read_skill_file"
 
 #: Every reserved name.
 RESERVED_TOOL_NAMES = frozenset(
@@ -35,5 +38,6 @@ RESERVED_TOOL_NAMES = frozenset(
         SUB_THINKER,
         GET_ARTIFACT_FIELD,
         SEARCH_ARTIFACT_CONTENT,
+        READ_SKILL_FILE,
     }
 )
