@@ -1,0 +1,247 @@
+"""What of a tool is searchable, and how names, schemas and queries become words.
+
+The index stores four text fields per tool; the search engine's analyzer (lower-casing, ASCII
+folding, stop words, an English Snowball stemmer) runs on all of them and on the query, so
+"Listing issues" and ``list_issues`` meet at ``list`` + ``issu``. What this module adds is what
+a general-purpose analyzer does not know about tools:
+
+* **names are identifiers**: ``getPullRequest``, ``git.log``, ``s3-put_object`` are split at
+  ``_``, ``-``, ``.``, ``/``, ``:`` and camelCase, and the whole name is kept as one more word
+  (so a query naming the tool exactly matches it above any paraphrase);
+* **parameters say what a tool is about**: the name of every property (nested ones too, to a
+  bounded depth) and its description, title and short enum values are indexed in fields of
+  their own, weighted below the name and the description;
+* **bounded work**: a description, a parameter description, the number of parameters, the
+  nesting depth and the query are each cut at a fixed size, so a huge or hostile schema
+  costs no more than a large ordinary one;
+* **tool vocabulary**: a query word also looks for its common synonyms in tool catalogs
+  (``remove`` for ``delete``, ``repository`` for ``repo``), weighted below the word itself.
+  The table is generic (verbs of CRUD and process control, the usual abbreviations), written
+  for catalogs in general, not for one catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from nucleo_core.tools.spec import ToolSpec
+
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "STOP_WORDS",
+    "ToolText",
+    "name_words",
+    "query_words",
+    "synonyms_of",
+    "tool_text",
+]
+
+#: Characters of a description that are indexed (the rest is usually examples or legal text).
+MAX_DESCRIPTION_CHARS = 4_000
+#: Characters of one parameter's description that are indexed.
+MAX_PARAMETER_DESCRIPTION_CHARS = 400
+#: Parameters (at every depth together) that are indexed per tool.
+MAX_PARAMETERS = 64
+#: How deep nested ``properties`` are followed.
+MAX_DEPTH = 3
+#: Enum values indexed per parameter, and the longest one that is indexed.
+MAX_ENUM_VALUES = 16
+MAX_ENUM_CHARS = 40
+#: Characters of a query that are read.
+MAX_QUERY_CHARS = 1_000
+#: Words of a query that are searched.
+MAX_QUERY_WORDS = 48
+
+#: Words that carry no meaning in a request for a tool. Deliberately short: "all", "new",
+#: "get" and "set" are meaningful in tool names, so the engine's longer lists do not fit.
+_STOP_TEXT = (
+    "a an and are as at be by can could do does for from how i if in into is it its me my "
+    "of on or please should so some than that the their them then there these this those "
+    "to too tool tools use using want was we were what when where which who will with would "
+    "you your"
+)
+STOP_WORDS = tuple(_STOP_TEXT.split())
+
+_SEPARATORS = re.compile(r"[\s_\-./:]+")
+# Upper-case runs before a capitalised word (HTTPServer -> HTTP, Server), capitalised or
+# lower-case words with trailing digits (oauth2Token -> oauth2, Token), digit runs.
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+# A "word" of free text that may be an identifier: letters and digits joined by separators.
+_IDENTIFIER = re.compile(r"[^\W_]+(?:[_\-./:][^\W_]+)*")
+
+#: Groups of words that name the same thing in tool catalogs. A query word is expanded to
+#: the other members of its group (at a lower weight).
+_SYNONYM_GROUPS = (
+    "delete remove erase destroy drop purge",
+    "create add new make insert",
+    "get fetch retrieve read obtain",
+    "show display view print",
+    "list enumerate",
+    "find search query lookup locate",
+    "update edit modify change alter",
+    "rename move",
+    "run execute exec invoke launch start trigger",
+    "stop halt kill terminate cancel abort",
+    "write save store persist",
+    "send post publish",
+    "upload push",
+    "download pull",
+    "close archive resolve",
+    "comment reply",
+    "repo repository repositories repos",
+    "pr pull",
+    "dir directory folder",
+    "db database",
+    "doc document docs documents",
+    "msg message messages",
+    "img image picture photo screenshot",
+    "config configuration settings preferences",
+    "auth authentication login",
+    "email mail",
+    "issue ticket bug",
+    "event meeting appointment",
+    "user member person people account",
+    "url link address",
+    "web website page site",
+    "info information details metadata",
+    "stats statistics metrics",
+    "env environment",
+    "ls list",
+    "rm remove",
+)
+_SYNONYMS: dict[str, tuple[str, ...]] = {}
+for _group in _SYNONYM_GROUPS:
+    _members = _group.split()
+    for _word in _members:
+        _others = [other for other in _members if other != _word]
+        _SYNONYMS[_word] = tuple(dict.fromkeys((*_SYNONYMS.get(_word, ()), *_others)))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolText:
+    """The searchable text of one tool, one string per indexed field.
+
+    Attributes:
+        name: The name's words and the whole name, space-separated (plus the display name).
+        description: The description, cut at `MAX_DESCRIPTION_CHARS`.
+        parameters: Every indexed parameter's name, split like a tool name, plus whole.
+        parameter_text: The parameters' descriptions, titles and short enum values.
+    """
+
+    name: str
+    description: str
+    parameters: str
+    parameter_text: str
+
+
+def name_words(name: str) -> list[str]:
+    """The words of an identifier, lower-cased, then the whole identifier when it has several.
+
+    ``getPullRequest`` gives ``get pull request getpullrequest``; ``list_issues`` gives
+    ``list issues list_issues``; ``search`` gives ``search``.
+    """
+    words: list[str] = []
+    for part in _SEPARATORS.split(name):
+        if not part:
+            continue
+        # camelCase is an ASCII convention; a word in another script is kept whole.
+        pieces = _CAMEL.findall(part) if part.isascii() else [part]
+        words.extend(piece.lower() for piece in pieces)
+    whole = name.strip().lower()
+    if whole and (len(words) != 1 or words[0] != whole):
+        words.append(whole)
+    return words
+
+
+def tool_text(spec: ToolSpec) -> ToolText:
+    """The fields a tool is indexed under."""
+    name = name_words(spec.name)
+    if spec.display_name:
+        name.extend(name_words(spec.display_name[:200])[:16])
+    parameters: list[str] = []
+    texts: list[str] = []
+    for parameter_name, schema in _parameters(spec.input_schema):
+        parameters.extend(name_words(parameter_name))
+        for key in ("description", "title"):
+            text = schema.get(key)
+            if isinstance(text, str):
+                texts.append(text[:MAX_PARAMETER_DESCRIPTION_CHARS])
+        values = schema.get("enum")
+        if isinstance(values, list):
+            texts.extend(
+                value
+                for value in values[:MAX_ENUM_VALUES]
+                if isinstance(value, str) and len(value) <= MAX_ENUM_CHARS
+            )
+    return ToolText(
+        name=" ".join(name),
+        description=spec.description[:MAX_DESCRIPTION_CHARS],
+        parameters=" ".join(parameters),
+        parameter_text="\n".join(texts),
+    )
+
+
+def _parameters(schema: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(name, schema) of every property, breadth first, bounded in count and depth."""
+    frontier: list[Mapping[str, Any]] = [schema]
+    definitions = schema.get("$defs")
+    if isinstance(definitions, Mapping):
+        frontier.extend(value for value in definitions.values() if isinstance(value, Mapping))
+    count = 0
+    for _depth in range(MAX_DEPTH):
+        following: list[Mapping[str, Any]] = []
+        for node in frontier:
+            for child in _children(node):
+                properties = child.get("properties")
+                if not isinstance(properties, Mapping):
+                    continue
+                for key, value in properties.items():
+                    if not isinstance(key, str) or not isinstance(value, Mapping):
+                        continue
+                    yield key, value
+                    count += 1
+                    if count >= MAX_PARAMETERS:
+                        return
+                    following.append(value)
+        frontier = following
+        if not frontier:
+            return
+
+
+def _children(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """The node itself and the schemas that describe the same value (items, any/one/allOf)."""
+    yield node
+    items = node.get("items")
+    if isinstance(items, Mapping):
+        yield items
+    for key in ("anyOf", "oneOf", "allOf"):
+        options = node.get(key)
+        if isinstance(options, list):
+            for option in options[:8]:
+                if isinstance(option, Mapping):
+                    yield option
+
+
+def query_words(query: str) -> list[str]:
+    """The words of a query: free text, with identifiers in it split like tool names.
+
+    Stop words are dropped, duplicates kept once, and the query is cut at
+    `MAX_QUERY_CHARS` characters and `MAX_QUERY_WORDS` words.
+    """
+    words: list[str] = []
+    for token in _IDENTIFIER.findall(query[:MAX_QUERY_CHARS]):
+        words.extend(name_words(token))
+    stop = _STOP
+    unique = [word for word in dict.fromkeys(words) if word not in stop]
+    return unique[:MAX_QUERY_WORDS]
+
+
+def synonyms_of(word: str) -> tuple[str, ...]:
+    """The other words of ``word``'s synonym groups (empty when it has none)."""
+    return _SYNONYMS.get(word, ())
+
+
+_STOP = frozenset(STOP_WORDS)

@@ -1,0 +1,351 @@
+"""`ToolIndex`: ranked search over a catalog of tools, updated in place as the catalog changes.
+
+Why tantivy (the Rust search library behind Quickwit, through its official Python bindings)
+rather than ``bm25s`` or ``rank-bm25``, measured on this project's machine:
+
+* **incremental by design**: tantivy writes additions as new segments and computes BM25's
+  statistics over all segments at query time, so adding a tool to a 20,000-tool index costs
+  that tool (plus a commit of a few milliseconds), and its results equal a fresh build's.
+  ``bm25s`` precomputes every (term, tool) score from the corpus' statistics: one more tool
+  changes them all, so it can only be rebuilt or approximated by segments scored with
+  statistics of their own (which ranks a newly added tool on a one-tool corpus);
+* **fast enough to build**: ``bm25s`` needed about 100 ms to index 5,000 documents before
+  any analysis of ours; tantivy builds, commits and opens 5,000 tools' four fields in
+  about 75 ms, and answers a query over 20,000 tools in well under a millisecond;
+* **fields, stemming and fuzzy matching built in**: BM25 per field with query-time boosts,
+  an English Snowball stemmer and ASCII folding (no PyStemmer), and Levenshtein automata
+  for the closest names to a mistyped one;
+* **dependency-light**: one self-contained wheel (no numpy, no scipy, no transitive
+  dependencies), imported only when the first index is built.
+
+So tantivy is a runtime dependency of nucleo-core rather than an extra: lexical search is the
+default path of a core feature (`search_tools`), and it must work wherever nucleo installs.
+
+Ranking: every query word is looked up in four fields, each BM25-scored and weighted
+(`FIELD_WEIGHTS`): the tool's name split into words (and whole), its description, its
+parameters' names and their descriptions; a word's synonyms in tool vocabulary count at
+`SYNONYM_WEIGHT` of the word itself (see `nucleo_core.search._analysis`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, final
+
+from nucleo_core.search._analysis import (
+    ToolText,
+    name_words,
+    query_words,
+    synonyms_of,
+    tool_text,
+)
+from nucleo_core.search._records import ToolRecord, read_records
+from nucleo_core.search.hit import ToolSearchHit
+from nucleo_core.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    import tantivy
+
+    from nucleo_core.search._engine import Engine
+
+__all__ = ["FIELD_WEIGHTS", "SYNONYM_WEIGHT", "ToolIndex"]
+
+#: How much a match in each field counts: a word of the name most, then the description,
+#: then a parameter's name, then a parameter's description.
+FIELD_WEIGHTS: Final = {
+    "name": 3.0,
+    "description": 1.0,
+    "parameters": 0.8,
+    "parameter_text": 0.4,
+}
+#: A synonym's weight relative to the word the query used.
+SYNONYM_WEIGHT: Final = 0.3
+
+#: Removed tools, as a share of the indexed documents, past which the engine is rebuilt so
+#: that their terms stop counting in the statistics (and never below `_COMPACT_MINIMUM`).
+_COMPACT_SHARE = 0.25
+_COMPACT_MINIMUM = 64
+#: How many hits beyond ``limit`` are fetched, so that ties at the cut are broken by name.
+_TIE_MARGIN = 8
+#: Suggestions closer than this (0..1, difflib's ratio or the share of shared words) only.
+_SUGGESTION_CUTOFF = 0.5
+_SUGGESTION_POOL = 24
+_MAX_LIMIT = 1_000
+
+
+@dataclass(slots=True)
+class _Entry:
+    doc_id: int
+    spec: ToolSpec
+    text: ToolText
+
+
+@final
+class ToolIndex:
+    """A ranked, searchable catalog of tools, from `ToolSpec`s or plain records.
+
+    Index what a thinker's catalog holds (native, pack and MCP tools alike, or any list of
+    name/description/JSON-schema records) and search it by what a tool does::
+
+        index = ToolIndex(registry.specs())
+        for hit in index.search("open a pull request", limit=5):
+            print(hit.name, hit.score)
+
+    A record is a `ToolSpec`, a `ToolProvider` (its ``spec()`` is indexed) or a mapping with
+    ``name``, ``description`` and ``input_schema`` (``inputSchema`` and ``parameters`` are
+    read too). `add` and `remove` change the index in place. Safe to share between threads:
+    every method holds the index's lock.
+
+    Args:
+        specs: The tools to index.
+
+    Raises:
+        ToolRecordError: A record cannot be read as a tool (nothing is indexed).
+    """
+
+    __slots__ = ("_by_id", "_engine", "_entries", "_lock", "_next_id", "_removed")
+
+    def __init__(self, specs: Iterable[ToolRecord] = ()) -> None:
+        self._lock = threading.RLock()
+        self._entries: dict[str, _Entry] = {}
+        self._by_id: dict[int, str] = {}
+        self._next_id = 0
+        self._removed = 0
+        self._engine: Engine | None = None
+        self.add(specs)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    def __repr__(self) -> str:
+        return f"ToolIndex({len(self._entries)} tools)"
+
+    def names(self) -> list[str]:
+        """The indexed tools' names, in the order they were (last) added."""
+        with self._lock:
+            return list(self._entries)
+
+    def spec(self, name: str) -> ToolSpec:
+        """The indexed spec of the tool called ``name``.
+
+        Raises:
+            KeyError: No tool of that name is indexed.
+        """
+        with self._lock:
+            return self._entries[name].spec
+
+    def add(self, specs: Iterable[ToolRecord]) -> None:
+        """Index more tools; a tool whose name is already indexed is replaced.
+
+        Costs the new tools only: the rest of the index is neither re-read nor rebuilt.
+
+        Raises:
+            ToolRecordError: A record cannot be read as a tool, or two records of ``specs``
+                share a name (nothing of the batch is indexed).
+        """
+        read = read_records(specs)
+        texts = [tool_text(spec) for spec in read]
+        with self._lock:
+            engine = self._engine_now()
+            for spec, text in zip(read, texts, strict=True):
+                previous = self._entries.pop(spec.name, None)
+                if previous is not None:
+                    engine.delete(previous.doc_id)
+                    del self._by_id[previous.doc_id]
+                    self._removed += 1
+                doc_id = self._next_id
+                self._next_id += 1
+                self._entries[spec.name] = _Entry(doc_id, spec, text)
+                self._by_id[doc_id] = spec.name
+                engine.add(doc_id, spec.name.lower(), text)
+            self._compact_if_worn()
+
+    def remove(self, names: Iterable[str]) -> int:
+        """Take tools out of the index; names not indexed are ignored.
+
+        A removed tool is never returned by a later `search` or `suggest`.
+
+        Returns:
+            How many tools were removed.
+        """
+        if isinstance(names, str):
+            names = [names]
+        removed = 0
+        with self._lock:
+            engine = self._engine_now()
+            for name in names:
+                entry = self._entries.pop(name, None)
+                if entry is None:
+                    continue
+                engine.delete(entry.doc_id)
+                del self._by_id[entry.doc_id]
+                removed += 1
+            self._removed += removed
+            self._compact_if_worn()
+        return removed
+
+    def compact(self) -> None:
+        """Rebuild the ranking engine from the tools indexed now.
+
+        Removed tools' words stop counting in the term statistics, so scores become exactly
+        those of a fresh `ToolIndex` of the same tools. Done automatically once removed
+        tools pass a quarter of the documents; call it to have it now.
+        """
+        with self._lock:
+            from nucleo_core.search._engine import Engine
+
+            self._engine = Engine.load(
+                (entry.doc_id, name.lower(), entry.text) for name, entry in self._entries.items()
+            )
+            self._removed = 0
+
+    def search(self, query: str, limit: int = 10) -> list[ToolSearchHit]:
+        """The tools that best match ``query``, best first (at most ``limit``).
+
+        Ties are broken by name, so the same catalog and query give the same list. A query
+        with no searchable word (empty, punctuation, stop words only) matches nothing.
+
+        Args:
+            query: What the tool should do, in words; tool and parameter names work too.
+            limit: The most hits to return, from 1 to 1,000.
+
+        Raises:
+            TypeError: ``query`` is not text or ``limit`` is not an integer.
+            ValueError: ``limit`` is outside 1..1,000.
+        """
+        if not isinstance(query, str):
+            raise TypeError(f"query must be text (str), not {type(query).__name__}")
+        limit = _checked_limit(limit)
+        with self._lock:
+            if not self._entries:
+                return []
+            engine = self._engine_now()
+            ranked = self._ranked(engine, _ranking_query(engine, query_words(query)), limit)
+            return [
+                ToolSearchHit(name=name, score=score, spec=self._entries[name].spec)
+                for score, name in ranked
+            ]
+
+    def suggest(self, name: str, limit: int = 3) -> list[str]:
+        """The indexed names closest to ``name`` (a mistyped or half-remembered one).
+
+        Only close names are returned, closest first, so an unrelated name gets an empty
+        list rather than a list of the catalog. An indexed ``name`` is its own first match.
+
+        Args:
+            name: The name as written.
+            limit: The most names to return, from 1 to 1,000.
+
+        Raises:
+            TypeError: ``name`` is not text or ``limit`` is not an integer.
+            ValueError: ``limit`` is outside 1..1,000.
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be text (str), not {type(name).__name__}")
+        limit = _checked_limit(limit)
+        wanted = name.strip().lower()[:256]
+        with self._lock:
+            if not wanted or not self._entries:
+                return []
+            engine = self._engine_now()
+            words = name_words(wanted)
+            clauses = [engine.fuzzy_whole(wanted, 2 if len(wanted) > 4 else 1)]
+            for word in dict.fromkeys(words):
+                clauses.extend(engine.term("name", term, 1.0) for term in engine.word_terms(word))
+            candidates = {
+                self._by_id[doc_id]
+                for _, doc_id in engine.run(engine.any_of(clauses), _SUGGESTION_POOL)
+                if doc_id in self._by_id
+            }
+            scored = []
+            for candidate in candidates:
+                closeness = _closeness(wanted, set(words), candidate)
+                if closeness >= _SUGGESTION_CUTOFF:
+                    scored.append((-closeness, candidate))
+            return [candidate for _, candidate in sorted(scored)[:limit]]
+
+    def _engine_now(self) -> Engine:
+        if self._engine is None:
+            # Imported here, not at module level: tantivy loads with the first index.
+            from nucleo_core.search._engine import Engine
+
+            self._engine = Engine()
+        return self._engine
+
+    def _compact_if_worn(self) -> None:
+        documents = len(self._entries) + self._removed
+        threshold = max(_COMPACT_MINIMUM, int(_COMPACT_SHARE * documents))
+        if self._removed > threshold:
+            self.compact()
+
+    def _ranked(
+        self, engine: Engine, query: tantivy.Query | None, limit: int
+    ) -> list[tuple[float, str]]:
+        if query is None:
+            return []
+        fetch = limit + _TIE_MARGIN
+        while True:
+            hits = [
+                (score, self._by_id[doc_id])
+                for score, doc_id in engine.run(query, fetch)
+                if doc_id in self._by_id
+            ]
+            ordered = sorted(hits, key=lambda hit: (-hit[0], hit[1]))
+            exhausted = len(hits) < fetch
+            # When the last fetched hit ties the hit at the cut, a tie beyond the fetch could
+            # belong before it by name: fetch more until the tie is inside the fetch.
+            if exhausted or len(ordered) <= limit or ordered[-1][0] < ordered[limit - 1][0]:
+                return ordered[:limit]
+            fetch *= 2
+
+
+def _ranking_query(engine: Engine, words: list[str]) -> tantivy.Query | None:
+    """One clause per distinct term: the term in every field, weighted; synonyms lower."""
+    clauses: list[tantivy.Query] = []
+    seen: set[str] = set()
+    used = set(words)
+    weighted = [(word, 1.0) for word in words]
+    for word in words:
+        weighted.extend(
+            (synonym, SYNONYM_WEIGHT) for synonym in synonyms_of(word) if synonym not in used
+        )
+    for word, weight in weighted:
+        word_terms = engine.word_terms(word)
+        text_terms = engine.text_terms(word)
+        key = f"{word_terms}|{text_terms}"
+        if key in seen or not (word_terms or text_terms):
+            continue
+        seen.add(key)
+        fields: list[tantivy.Query] = []
+        for field, field_weight in FIELD_WEIGHTS.items():
+            terms = word_terms if field in ("name", "parameters") else text_terms
+            # A word the text analyser splits (an identifier such as list_issues) is looked
+            # up in free text through its parts, which are query words of their own.
+            if len(terms) == 1:
+                fields.append(engine.term(field, terms[0], field_weight * weight))
+        if fields:
+            clauses.append(engine.any_of(fields))
+    return engine.any_of(clauses) if clauses else None
+
+
+def _closeness(wanted: str, wanted_words: set[str], candidate: str) -> float:
+    """How close two names are: difflib's ratio, or the share of words they have in common."""
+    lowered = candidate.lower()
+    ratio = difflib.SequenceMatcher(None, wanted, lowered, autojunk=False).ratio()
+    words = set(name_words(lowered))
+    shared = len(wanted_words & words) / max(len(wanted_words | words), 1)
+    return max(ratio, shared)
+
+
+def _checked_limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an integer, not {type(limit).__name__}")
+    if not 1 <= limit <= _MAX_LIMIT:
+        raise ValueError(f"limit must be between 1 and {_MAX_LIMIT}")
+    return limit
