@@ -26,7 +26,6 @@ from typing import Any, final
 from nucleo_core import PluginError, PluginRecord
 from nucleo_core.plugins._entry_points import import_failure
 from nucleo_core.tools.provider import ToolProvider
-
 from nucleo_tools_llm.config import LLMConfig, discover_config, normalized_name
 from nucleo_tools_llm.provider import (
     LLMToolProvider,
@@ -73,7 +72,10 @@ class LLMBridge:
     """
 
     def __init__(
-        self, config: LLMConfig | None = None, *, path: Sequence[str | os.PathLike[str]] | None = None
+        self,
+        config: LLMConfig | None = None,
+        *,
+        path: Sequence[str | os.PathLike[str]] | None = None,
     ) -> None:
         self.config = config if config is not None else discover_config()
         self.path = None if path is None else [os.fspath(folder) for folder in path]
@@ -230,7 +232,9 @@ class LLMBridge:
         item = entry.item
         if isinstance(item, type):
             return self._toolbox_providers(item, entry.name or item.__name__, record, packs)
-        tool = item if isinstance(item, llm.Tool) else llm.Tool.function(item, name=entry.name)
+        tool = (
+            item if isinstance(item, llm.Tool) else llm.Tool.function(item, name=entry.name)  # type: ignore[no-untyped-call]
+        )
         name = entry.name or tool.name
         if tool.implementation is None:
             raise _Skipped(f"tool {name} left out: its llm.Tool has no implementation")
@@ -254,7 +258,7 @@ class LLMBridge:
                     f"{type(exc).__name__}"
                 ) from exc
         else:
-            tools = cls.method_tools()  # type: ignore[attr-defined]
+            tools = cls.method_tools()
         providers = []
         for tool in tools:
             method = getattr(cls, tool.name.removeprefix(f"{cls.__name__}_"), None)
@@ -271,7 +275,9 @@ class LLMBridge:
             )
         return providers
 
-    def _check_arguments(self, cls: type[Any], toolbox: str, arguments: dict[str, Any] | Any) -> None:
+    def _check_arguments(
+        self, cls: type[Any], toolbox: str, arguments: dict[str, Any] | Any
+    ) -> None:
         try:
             signature = inspect.signature(cls)
         except (TypeError, ValueError):
@@ -351,7 +357,7 @@ class LLMBridge:
         ]
         for table in unused:
             logger.warning(
-                "%s (%s) names no tool, Toolbox or llm plugin that is installed; check its spelling",
+                "%s (%s) names no installed tool, Toolbox or llm plugin; check its spelling",
                 table,
                 config.origin,
             )
@@ -365,9 +371,9 @@ def _checked(tool_or_function: Any) -> Any:
         raise TypeError(
             f"Toolbox classes must inherit from llm.Toolbox, {tool_or_function.__name__} does not."
         )
-    if not inspect.isclass(tool_or_function) and not isinstance(tool_or_function, llm.Tool):
-        if not callable(tool_or_function):
-            raise TypeError(f"cannot register a {type(tool_or_function).__name__} as a tool")
+    plain = not inspect.isclass(tool_or_function) and not isinstance(tool_or_function, llm.Tool)
+    if plain and not callable(tool_or_function):
+        raise TypeError(f"cannot register a {type(tool_or_function).__name__} as a tool")
     return tool_or_function
 
 

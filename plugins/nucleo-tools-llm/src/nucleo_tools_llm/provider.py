@@ -16,7 +16,7 @@ import contextvars
 import functools
 import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
 
@@ -59,21 +59,51 @@ def render_result(result: object) -> str:
 
 
 class _Instance:
-    """One Toolbox instance, prepared, with its tools' implementations by name."""
+    """One conversation's Toolbox instance, on a thread of its own.
 
-    __slots__ = ("_implementations", "needs_async_prepare", "toolbox")
+    ``llm`` builds a Toolbox and calls its methods in one thread, and packs rely on it: a
+    ``sqlite3`` connection, say, refuses to be used from a thread other than its creator's.
+    So the instance is built, prepared and called on one worker thread kept for it, which
+    ends when the conversation's state is dropped.
+    """
 
-    def __init__(self, toolbox: Any, *, needs_async_prepare: bool) -> None:
-        self.toolbox = toolbox
-        self.needs_async_prepare = needs_async_prepare
+    __slots__ = ("_build", "_executor", "_implementations", "_needs_async_prepare", "toolbox")
+
+    def __init__(self, build: Callable[[], tuple[Any, bool]], name: str) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._build = build
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix=f"nucleo-llm-{name}")
+        self.toolbox: Any = None
+        self._needs_async_prepare = False
         self._implementations: dict[str, Callable[..., Any]] | None = None
 
+    def _built(self) -> Any:
+        # Runs on the instance's one thread, so two first calls build it once.
+        if self.toolbox is None:
+            self.toolbox, self._needs_async_prepare = self._build()
+        return self.toolbox
+
+    async def ready(self) -> Any:
+        """The Toolbox instance, built and prepared on first use."""
+        toolbox = await self.run(self._built)
+        if self._needs_async_prepare:
+            self._needs_async_prepare = False
+            await toolbox.prepare_async()
+            toolbox._async_prepared = True
+        return toolbox
+
+    async def run(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` on the instance's thread, with the caller's context variables."""
+        call = functools.partial(contextvars.copy_context().run, function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
     def implementation(self, name: str) -> Callable[..., Any]:
-        """The bound implementation of the instance's tool ``name``.
+        """The bound implementation of the built instance's tool ``name``.
 
         Raises:
-            LookupError: The instance no longer has that tool (its ``prepare`` added other
-                tools than the instance the bridge listed them from).
+            LookupError: The instance has no such tool (its ``prepare`` added other tools
+                than the instance the bridge listed them from).
         """
         if self._implementations is None:
             self._implementations = {
@@ -86,6 +116,11 @@ class _Instance:
             raise LookupError(f"this {type(self.toolbox).__name__} instance has no tool {name}")
         return found
 
+    def forget_conversation_state(self) -> None:
+        """Let the instance's thread end (what it runs now finishes first); drop the instance."""
+        self._executor.shutdown(wait=False)
+        self.toolbox = None
+
 
 @final
 class ToolboxInstances:
@@ -94,7 +129,8 @@ class ToolboxInstances:
     An instance is built with the configured constructor arguments on the first call of one of
     the Toolbox's tools in a conversation, and prepared (``prepare()``, or ``prepare_async()``
     where only that is overridden) before its first call, as ``llm`` does; a call outside any
-    conversation gets an instance of its own. `forget` drops a conversation's instance.
+    conversation gets an instance of its own, dropped after the call. `forget` drops a
+    conversation's instance.
 
     Args:
         toolbox_class: The ``llm.Toolbox`` subclass.
@@ -111,6 +147,9 @@ class ToolboxInstances:
         self._states: ConversationStates[_Instance] = ConversationStates(self._make, tool=name)
 
     def _make(self) -> _Instance:
+        return _Instance(self._build, self.name)
+
+    def _build(self) -> tuple[Any, bool]:
         import llm
 
         toolbox = self._class(**self._arguments)
@@ -119,11 +158,10 @@ class ToolboxInstances:
             toolbox.prepare()
             toolbox._prepared = True
         # prepare_async needs an event loop: it is awaited before the instance's first call.
-        needs_async = "prepare_async" in overrides and "prepare" not in overrides
-        return _Instance(toolbox, needs_async_prepare=needs_async)
+        return toolbox, "prepare_async" in overrides and "prepare" not in overrides
 
     def instance(self, conversation_id: str | None) -> _Instance:
-        """The instance of ``conversation_id``, built now if it has none; a fresh one for None."""
+        """The instance of ``conversation_id``, made now if it has none; a fresh one for None."""
         if conversation_id is None:
             return self._states.fresh()
         return self._states.get(conversation_id)
@@ -345,29 +383,39 @@ class LLMToolProvider(ToolProvider):
         Raises:
             Exception: Whatever the tool raised, unchanged.
         """
-        loop = asyncio.get_running_loop()
-        implementation = self._implementation
-        if self._toolbox is not None:
-            # Built (the constructor may connect somewhere) off the event loop.
-            kept = await _in_worker(loop, self._toolbox.instance, conversation)
-            if kept.needs_async_prepare:
-                kept.needs_async_prepare = False
-                await kept.toolbox.prepare_async()
-                kept.toolbox._async_prepared = True
-            implementation = kept.implementation(self._name)
-        assert implementation is not None  # one of the two is set, checked in __init__
         keywords = dict(arguments)
         if self._passes_tool_call:
             import llm
 
-            keywords[_TOOL_CALL_PARAMETER] = llm.ToolCall(name=self._name, arguments=arguments)
-        if inspect.iscoroutinefunction(implementation):
-            result = await implementation(**keywords)
-        else:
-            result = await _in_worker(loop, functools.partial(implementation, **keywords))
-            if inspect.isawaitable(result):  # a plain function that returned a coroutine
-                result = await result
-        return await _in_worker(loop, render_result, result)
+            keywords[_TOOL_CALL_PARAMETER] = llm.ToolCall(
+                name=self._name, arguments=dict(arguments)
+            )
+        if self._toolbox is None:
+            assert self._implementation is not None  # one of the two is set, see __init__
+            result = await _invoke(self._implementation, keywords, _in_tool_threads)
+            return render_result(result)
+        kept = self._toolbox.instance(conversation)
+        try:
+            await kept.ready()
+            result = await _invoke(kept.implementation(self._name), keywords, kept.run)
+        finally:
+            if conversation is None:  # nothing keeps this instance: drop it with its call
+                kept.forget_conversation_state()
+        return render_result(result)
+
+
+async def _invoke(
+    implementation: Callable[..., Any],
+    keywords: Mapping[str, Any],
+    run: Callable[..., Awaitable[Any]],
+) -> Any:
+    """Call ``implementation``: awaited when async, through ``run`` (a worker) when not."""
+    if inspect.iscoroutinefunction(implementation):
+        return await implementation(**keywords)
+    result = await run(functools.partial(implementation, **keywords))
+    if inspect.isawaitable(result):  # a plain function that returned a coroutine
+        result = await result
+    return result
 
 
 class LLMToolCall(Tool[Any, str]):
@@ -381,7 +429,7 @@ class LLMToolCall(Tool[Any, str]):
         super().__init__(parent)
         self.provider = provider
 
-    async def run(self, input: Mapping[str, Any]) -> str:  # type: ignore[override]
+    async def run(self, input: Mapping[str, Any]) -> str:
         """Call the tool with ``input`` (what `parse_input` returned)."""
         provider = self.provider
         conversation = None
@@ -390,10 +438,10 @@ class LLMToolCall(Tool[Any, str]):
         return await provider.call(input, conversation=conversation)
 
 
-async def _in_worker(loop: asyncio.AbstractEventLoop, function: Callable[..., Any], *args: Any) -> Any:
-    """``function(*args)`` in nucleo's tool threads, with the caller's context variables."""
-    call = functools.partial(contextvars.copy_context().run, function, *args)
-    return await loop.run_in_executor(tool_threads(), call)
+async def _in_tool_threads(function: Callable[..., Any]) -> Any:
+    """``function()`` in nucleo's tool threads, with the caller's context variables."""
+    call = functools.partial(contextvars.copy_context().run, function)
+    return await asyncio.get_running_loop().run_in_executor(tool_threads(), call)
 
 
 def _signature(function: Callable[..., Any] | None) -> inspect.Signature | None:
@@ -435,7 +483,7 @@ def schema_problems(schema: object) -> list[str]:
     from jsonschema.validators import validator_for as dialect_of
 
     try:
-        dialect_of(schema, default=Draft202012Validator).check_schema(schema)
+        dialect_of(schema, default=Draft202012Validator).check_schema(dict(schema))
     except SchemaError as exc:
         at = "/".join(str(part) for part in exc.path) or "(root)"
         problems.append(f"its input schema is not a valid JSON Schema (at {at}: {exc.message})")
