@@ -37,6 +37,7 @@ from nucleo_core.tools.scan import tools_in_module
 
 if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approver
+    from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.guard.permission_guard import PermissionGuard
     from nucleo_core.guard.policy import PermissionPolicy
     from nucleo_core.hub.selector import ToolSelector
@@ -99,6 +100,10 @@ class ToolHub:
             default) asks no permission.
         approver: Approves or rejects ``confirm``-level calls of every thinker on this hub
             that has no approver of its own (`nucleo_core.guard.approvals`).
+        audit: The audit log every grant, refusal, revocation, permission decision,
+            approval and call of this hub's thinkers is written to (`nucleo_core.guard.audit`;
+            `AuditLog.open()` is the project's SQLite record). ``None`` keeps only the
+            in-memory `admission_record`.
 
     Raises:
         ValueError: ``admission_timeout`` is not a positive, finite number of seconds.
@@ -115,6 +120,7 @@ class ToolHub:
         admission_timeout: float = DEFAULT_ADMISSION_TIMEOUT,
         guard: PermissionGuard | PermissionPolicy | None = None,
         approver: Approver | None = None,
+        audit: AuditLog | None = None,
     ) -> None:
         if (
             isinstance(admission_timeout, bool)
@@ -131,6 +137,7 @@ class ToolHub:
         self.skills = skills if skills is not None else SkillRegistry()
         self.guard = _guard_of(guard, self.plugins)
         self.approver = approver
+        self.audit = audit
         self._lock = threading.RLock()
         self._system_wide: dict[str, ToolProvider] = {}
         self._scans: dict[str, tuple[ToolProvider, ...]] = {}
@@ -256,7 +263,54 @@ class ToolHub:
         )
         with self._lock:
             self._record.append(event)
+        self._audit_admission(thinker, event, "revocation")
         logger.info("revoked tool %r for %s: %s", name, event.thinker, reason)
+
+    def _audit_admission(self, thinker: Any, event: AdmissionEvent, kind: str) -> None:
+        """Put an admission on the audit record too, when the hub keeps one.
+
+        A guardrail that crashed is recorded as a ``failure`` as well, with what it raised
+        (for the developer only).
+        """
+        log = self.audit
+        if log is None:
+            return
+        from nucleo_core.guard.audit.events import AuditEvent, DeveloperDetails
+        from nucleo_core.hub._audit import requester_of
+
+        requester = requester_of(thinker)
+        tool = event.name if event.kind == "tool" else None
+        skill = event.name if event.kind == "skill" else None
+        try:
+            for outcome in event.outcomes:
+                if outcome.error is not None:
+                    log.record(
+                        AuditEvent(
+                            kind="failure",
+                            requester=requester,
+                            rule=outcome.guardrail,
+                            reason=INTERNAL_ERROR,
+                            developer=DeveloperDetails(
+                                exception_type=outcome.error.partition(":")[0],
+                                message=outcome.error,
+                            ),
+                            tool=tool,
+                            skill=skill,
+                        )
+                    )
+            decided_by = [o.guardrail for o in event.outcomes if o.refuses]
+            log.record(
+                AuditEvent(
+                    kind=kind,  # type: ignore[arg-type]  # grant, refusal or revocation
+                    requester=requester,
+                    rule=", ".join(decided_by) or None,
+                    reason=event.reason or None,
+                    tool=tool,
+                    skill=skill,
+                )
+            )
+        except Exception:
+            logger.exception("the audit log could not take the %s of %r", kind, event.name)
 
     def system_wide_tools(self) -> list[ToolProvider]:
         """The system-wide tools, in registration order."""
@@ -752,6 +806,7 @@ class ToolHub:
         )
         with self._lock:
             self._record.append(event)
+        self._audit_admission(thinker, event, "grant" if granted else "refusal")
         # Refusals are routine (the model is told why), so both go at INFO; the record keeps all.
         logger.info(
             "%s %s %r for %s%s",

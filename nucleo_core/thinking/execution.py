@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approver
     from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.call_door import ClearedCall
+    from nucleo_core.thinking._execution_audit import CallAudit
     from nucleo_core.thinking.tool_call import ToolCall
     from nucleo_core.tools.provider import ToolProvider
     from nucleo_core.tools.tool import Tool
@@ -146,6 +147,7 @@ class ToolExecution:
         registry: Given to `RegistryAware` tools (``bind_registry``) when set.
         approver: Approves or rejects the calls the permission guard decided ``confirm``
             (`nucleo_core.guard.approvals`); with none, such a call is refused.
+        audit: Writes every call's decision, approval, start and finish to the audit record.
     """
 
     def __init__(
@@ -160,6 +162,7 @@ class ToolExecution:
         conversation: object | None = None,
         registry: object | None = None,
         approver: Approver | None = None,
+        audit: CallAudit | None = None,
     ) -> None:
         self._calls = tuple(calls)
         self._check = check
@@ -170,6 +173,10 @@ class ToolExecution:
         self._conversation = conversation
         self._registry = registry
         self._approver = approver
+        self._audit = audit
+        # What each call was cleared to run, and under which decision (for the record).
+        self._cleared: dict[int, _Ready] = {}
+        self._internal: set[int] = set()
         self._outcomes: list[CallOutcome | None] = [None] * len(self._calls)
         self._started: dict[int, float] = {}
         self._state: Literal["ready", "running", "ended"] = "ready"
@@ -210,7 +217,7 @@ class ToolExecution:
                     self._finish(index, _duplicate(call))
                     continue
                 submitted.add(call.id)
-                ready = self._prepare(call)
+                ready = self._prepare(call, index)
                 if isinstance(ready, CallOutcome):
                     self._finish(index, ready)
                     continue
@@ -253,19 +260,26 @@ class ToolExecution:
 
     # -- phase 1 ------------------------------------------------------------------------------
 
-    def _prepare(self, call: ToolCall) -> _Ready | CallOutcome:
+    def _prepare(self, call: ToolCall, index: int) -> _Ready | CallOutcome:
         """Check one call at its submission and create its tool, or say why it cannot run."""
         try:
             cleared = self._check(call)
         except InvalidToolInput as exc:
             return _error(call, CallStatus.INVALID, str(exc), exc)
+        except PermissionDenied as exc:
+            if self._audit is not None:
+                self._audit.denied(call, call.provider, exc.decided_by, str(exc))
+            return _error(call, CallStatus.REFUSED, str(exc), exc)
         except CorrectableError as exc:
             return _error(call, CallStatus.REFUSED, str(exc), exc)
         except Exception as exc:
+            self._internal.add(index)
             return _error(
                 call, CallStatus.FAILED, _internal("The call could not be checked", exc), exc
             )
         provider, value = cleared.provider, cleared.input
+        if self._audit is not None and cleared.permission is not None:
+            self._audit.permission(call, provider, cleared.permission)
         try:
             tool = provider.create(self._parent)
             if isinstance(tool, ConversationAware) and self._conversation is not None:
@@ -273,9 +287,12 @@ class ToolExecution:
             if isinstance(tool, RegistryAware) and self._registry is not None:
                 tool.bind_registry(self._registry)
         except Exception as exc:
+            self._internal.add(index)
             message = _failure(f"Tool '{provider.name}' could not be started", exc)
             return _error(call, CallStatus.FAILED, message, exc)
-        return _Ready(provider, tool, value, runs_alone(provider, tool), cleared.permission)
+        ready = _Ready(provider, tool, value, runs_alone(provider, tool), cleared.permission)
+        self._cleared[index] = ready
+        return ready
 
     async def _run_call(
         self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
@@ -289,6 +306,13 @@ class ToolExecution:
             if refused is not None:
                 return refused
         async with semaphore:
+            if self._audit is not None:
+                try:
+                    self._audit.started(call, ready.provider, ready.permission)
+                except Exception as exc:  # a start that must be on the record first is not
+                    self._internal.add(index)
+                    message = _internal(f"Tool '{name}' could not be put on the record", exc)
+                    return _error(call, CallStatus.FAILED, message, exc)
             self._emit("started", call)
             seconds = self._policy.timeout_for(name)
             deadline = asyncio.timeout(seconds)
@@ -358,7 +382,11 @@ class ToolExecution:
             decided_by=permission.decided_by,
             reason=permission.reason,
         )
+        audit = self._audit
+        approval_id = audit.approval_requested(call, provider) if audit is not None else ""
         approval = await ask_approver(approver, request)
+        if audit is not None:
+            audit.approval_decided(call, provider, approval_id, approval)
         if approval.approved:
             return None
         said = f": {approval.reason}" if approval.reason else ""
@@ -412,6 +440,14 @@ class ToolExecution:
 
     def _finish(self, index: int, outcome: CallOutcome) -> None:
         self._outcomes[index] = outcome
+        if self._audit is not None:
+            ready = self._cleared.get(index)
+            self._audit.finished(
+                outcome,
+                ready.provider if ready is not None else outcome.call.provider,
+                ready.permission if ready is not None else None,
+                internal=index in self._internal,
+            )
         if outcome.status in FAILURE_STATUSES:
             _log_failure(outcome)
         self._emit("finished", outcome.call, outcome)
@@ -452,6 +488,7 @@ class ToolExecutor:
         conversation: object | None = None,
         registry: object | None = None,
         approver: Approver | None = None,
+        audit: CallAudit | None = None,
     ) -> ToolExecution:
         """One turn's `ToolExecution`, not yet running (the arguments are `ToolExecution`'s).
 
@@ -468,6 +505,7 @@ class ToolExecutor:
             conversation=conversation,
             registry=registry,
             approver=approver,
+            audit=audit,
         )
 
     async def execute(
@@ -482,6 +520,7 @@ class ToolExecutor:
         conversation: object | None = None,
         registry: object | None = None,
         approver: Approver | None = None,
+        audit: CallAudit | None = None,
     ) -> ExecutionReport:
         """Run one turn's calls and return the report (the arguments are `ToolExecution`'s).
 
@@ -500,6 +539,7 @@ class ToolExecutor:
             conversation=conversation,
             registry=registry,
             approver=approver,
+            audit=audit,
         )
         return await execution.run()
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelCatalog
     from nucleo_core.models.client import ModelClient
+    from nucleo_core.thinking._execution_audit import CallAudit
     from nucleo_core.thinking.execution import ToolFailure
     from nucleo_core.thinking.response import ThinkingResponse
     from nucleo_core.tools.provider import ToolProvider
@@ -199,6 +200,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
                 conversation=context,
                 registry=self.registry,
                 approver=ThinkerBase.approver_now(self),
+                audit=self._call_audit(),
             )
             try:
                 await execution.run()
@@ -212,6 +214,16 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         raise ThinkerIterationLimit(
             f"{type(self).__name__} reached {self.max_iterations} turns without a final answer"
         )
+
+    def _call_audit(self) -> CallAudit | None:
+        """This turn's writer of the call records, when the hub keeps an audit log."""
+        log = self._hub.audit
+        if log is None:
+            return None
+        from nucleo_core.hub._audit import requester_of
+        from nucleo_core.thinking._execution_audit import CallAudit
+
+        return CallAudit(log, requester_of(self))
 
     def context_budget(self) -> int:
         """Tokens the conversation may hold before it is compacted.

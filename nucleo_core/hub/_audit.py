@@ -1,0 +1,39 @@
+"""Who asked, for the audit record: a thinker, its conversation and the thinkers above it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nucleo_core.guard.audit.events import Requester
+
+__all__ = ["requester_of"]
+
+
+def requester_of(thinker: Any) -> Requester:
+    """The `Requester` of ``thinker``'s records now (``None`` asks from outside any thinker).
+
+    Its class by qualified name, its instance id, the conversation it runs in (when one is
+    open) and, for a sub-thinker, the thinkers that launched it, root first.
+    """
+    from nucleo_core.guard.audit.events import Requester
+
+    if thinker is None:
+        return Requester(thinker_class="(no thinker)")
+    conversation = getattr(thinker, "conversation", None)
+    conversation_id = getattr(conversation, "id", None)
+    parents: list[str] = []
+    above = getattr(thinker, "_delegator", None)
+    while above is not None:
+        parents.append(f"{_qualified(type(above))}#{id(above):x}")
+        above = getattr(above, "_delegator", None)
+    return Requester(
+        thinker_class=_qualified(type(thinker)),
+        thinker_id=f"{id(thinker):x}",
+        conversation_id=conversation_id if isinstance(conversation_id, str) else None,
+        parents=tuple(reversed(parents)),
+    )
+
+
+def _qualified(cls: type[Any]) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"

@@ -1,0 +1,171 @@
+"""`CallAudit`: one turn's calls on the audit record (`nucleo_core.guard.audit`).
+
+Each call gets, in order: its ``permission`` decision (when the hub has a guard), its approval
+request and decision (for a ``confirm``), its ``call_start`` just before the tool runs, and its
+``call_finish`` with the outcome and the duration. A call refused before it ran gets only its
+``call_finish`` (``refused``). A ``call_start`` under ``notify`` or ``confirm`` is committed
+before the tool runs, so a crash cannot hide that the call began; other records are batched.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
+
+if TYPE_CHECKING:
+    from nucleo_core.guard.approvals import Approval
+    from nucleo_core.guard.audit.events import AuditEvent, Requester
+    from nucleo_core.guard.audit.log import AuditLog
+    from nucleo_core.guard.permission import PermissionDecision
+    from nucleo_core.thinking.tool_call import ToolCall
+    from nucleo_core.tools.provider import ToolProvider
+
+__all__ = ["CallAudit"]
+
+logger = logging.getLogger("nucleo.guard")
+
+#: The decisions whose ``call_start`` is committed before the tool runs.
+_DURABLE_START = frozenset({"notify", "confirm"})
+
+
+class CallAudit:
+    """Writes one turn's calls to ``log``, as asked by ``requester``.
+
+    Args:
+        log: The audit log.
+        requester: Who asked (the thinker, its conversation, its parents).
+    """
+
+    __slots__ = ("_log", "_requester")
+
+    def __init__(self, log: AuditLog, requester: Requester) -> None:
+        self._log = log
+        self._requester = requester
+
+    def permission(
+        self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision
+    ) -> None:
+        """The guard's decision about ``call``."""
+        self._record(
+            self._event(
+                "permission",
+                call,
+                provider,
+                decision=decided.decision.value,
+                rule=decided.decided_by,
+                reason=decided.reason if decided.denied else None,
+            )
+        )
+
+    def denied(self, call: ToolCall, provider: ToolProvider | None, rule: str, reason: str) -> None:
+        """The guard denied ``call`` (its ``call_finish`` follows, as ``refused``)."""
+        self._record(
+            self._event("permission", call, provider, decision="deny", rule=rule, reason=reason)
+        )
+
+    def approval_requested(self, call: ToolCall, provider: ToolProvider) -> str:
+        """An approval was asked for ``call``; its id ties the request to the decision."""
+        approval_id = uuid.uuid4().hex
+        self._record(self._event("approval_request", call, provider, approval_id=approval_id))
+        return approval_id
+
+    def approval_decided(
+        self, call: ToolCall, provider: ToolProvider, approval_id: str, approval: Approval
+    ) -> None:
+        """The approver's answer about ``call``."""
+        self._record(
+            self._event(
+                "approval_decision",
+                call,
+                provider,
+                approval_id=approval_id,
+                outcome="approved" if approval.approved else "rejected",
+                reason=approval.reason or None,
+            )
+        )
+
+    def started(
+        self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision | None
+    ) -> None:
+        """``call`` is about to run.
+
+        Raises:
+            AuditStoreError: A start that must be committed first could not be: the call must
+                not run.
+        """
+        decision = decided.decision.value if decided is not None else None
+        event = self._event("call_start", call, provider, decision=decision)
+        if decision in _DURABLE_START:
+            self._log.record(event, durable=True)
+        else:
+            self._record(event)
+
+    def finished(
+        self,
+        outcome: CallOutcome,
+        provider: ToolProvider | None,
+        decided: PermissionDecision | None,
+        *,
+        internal: bool = False,
+    ) -> None:
+        """How ``outcome.call`` ended; ``internal``: it failed before its tool ran."""
+        from nucleo_core.guard.audit.events import DeveloperDetails
+
+        error = outcome.error
+        self._record(
+            self._event(
+                "call_finish",
+                outcome.call,
+                provider,
+                decision=decided.decision.value if decided is not None else None,
+                outcome=_outcome(outcome, internal=internal),
+                reason=outcome.result.content if outcome.status is not CallStatus.OK else None,
+                duration=outcome.duration,
+                developer=DeveloperDetails.from_exception(error) if error is not None else None,
+            )
+        )
+
+    # -- building and writing -------------------------------------------------------------------
+
+    def _event(
+        self, kind: Any, call: ToolCall, provider: ToolProvider | None, **fields: Any
+    ) -> AuditEvent:
+        from nucleo_core.guard.audit.events import AuditEvent
+
+        arguments = call.raw_input if isinstance(call.raw_input, Mapping) else None
+        return AuditEvent(
+            kind=kind,
+            requester=self._requester,
+            tool=provider.name if provider is not None else None,
+            source=provider.source if provider is not None else None,
+            risk=provider.risk.value if provider is not None and provider.risk_declared else None,
+            call_id=call.id,
+            arguments=arguments,
+            **fields,
+        )
+
+    def _record(self, event: AuditEvent) -> None:
+        """Record ``event``; a failing log is reported, never a reason to fail the turn."""
+        try:
+            self._log.record(event)
+        except Exception:
+            logger.exception("the audit log could not take a %s record", event.kind)
+
+
+def _outcome(outcome: CallOutcome, *, internal: bool) -> str:
+    status = outcome.status
+    if status is CallStatus.OK:
+        return "tool_error" if outcome.result.is_error else "ok"
+    if status in (CallStatus.REFUSED, CallStatus.INVALID):
+        return "refused"
+    if status is CallStatus.TIMEOUT:
+        return "timeout"
+    if status is CallStatus.CANCELLED:
+        return "cancelled"
+    # A tool that raised is a tool error; what failed before it ran (a check, its creation)
+    # is an internal error.
+    return "internal_error" if internal else "tool_error"
