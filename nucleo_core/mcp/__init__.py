@@ -22,16 +22,36 @@ from nucleo_core.mcp.config import (
     servers_from_mapping,
     servers_from_mcp_json,
 )
+from nucleo_core.mcp.elicitation import (
+    ElicitationAnswer,
+    ElicitationAnswerer,
+    ElicitationRequest,
+    ScriptedAnswerer,
+    TerminalAnswerer,
+)
 from nucleo_core.mcp.errors import MCPCollisionError, MCPConfigError, MCPServerUnavailable
 from nucleo_core.mcp.pool import ListingListener, MCPClientPool
 from nucleo_core.mcp.provider import MCP_PREFIX, MCPTool, MCPToolCaller, MCPToolProvider
 from nucleo_core.mcp.report import MCPProblem, MCPProblemKind, MCPServerStatus
 from nucleo_core.mcp.result import MCPArtifact, MCPOutcome, MCPToolResult
+from nucleo_core.mcp.sampling import (
+    CatalogSampler,
+    Sampler,
+    SamplingMessage,
+    SamplingRefused,
+    SamplingRequest,
+    SamplingResult,
+    SamplingSettings,
+)
 from nucleo_core.mcp.selector import MCPToolSelector, selects_mcp_server
 from nucleo_core.mcp.servers import MCPServers, connect_to_hub
 
 __all__ = [
     "MCP_PREFIX",
+    "CatalogSampler",
+    "ElicitationAnswer",
+    "ElicitationAnswerer",
+    "ElicitationRequest",
     "Exposure",
     "ListingListener",
     "MCPArtifact",
@@ -51,7 +71,15 @@ __all__ = [
     "MCPToolResult",
     "MCPToolSelector",
     "MCPToolSettings",
+    "Sampler",
+    "SamplingMessage",
+    "SamplingRefused",
+    "SamplingRequest",
+    "SamplingResult",
+    "SamplingSettings",
+    "ScriptedAnswerer",
     "SessionMode",
+    "TerminalAnswerer",
     "connect_to_hub",
     "discover_servers",
     "selects_mcp_server",

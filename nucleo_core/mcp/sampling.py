@@ -158,13 +158,16 @@ _STOP_REASONS = {"end_turn": "endTurn", "max_tokens": "maxTokens", "stop_sequenc
 class CatalogSampler:
     """The default sampler: the model catalog's entry for the server's ``sampling.model``.
 
+    Each request is served by a client of its own, closed once it answered: the sampler
+    never shares (nor closes) the clients ``catalog`` gives its thinkers.
+
     Args:
-        catalog: The model catalog; the project's (`ModelCatalog.discover`) when omitted, read
-            at the first request.
+        catalog: The model catalog (its entries and grades are copied); the project's
+            (`ModelCatalog.discover`) when omitted, read at the first request.
     """
 
     def __init__(self, catalog: ModelCatalog | None = None) -> None:
-        self._catalog = catalog
+        self._source = catalog
 
     async def __call__(self, request: SamplingRequest) -> SamplingResult:
         """Ask the configured model; its failure is a `SamplingRefused` naming the entry."""
@@ -173,9 +176,10 @@ class CatalogSampler:
         from nucleo_core.models.messages import Message, TextBlock
         from nucleo_core.models.request import ModelRequest
 
-        if self._catalog is None:
-            self._catalog = ModelCatalog.discover()
-        catalog = self._catalog
+        source = self._source if self._source is not None else ModelCatalog.discover()
+        self._source = source
+        # A catalog of its own: closing its clients afterwards closes no thinker's.
+        catalog = ModelCatalog(source.entries.values(), grades=source.grades)
         wanted = request.settings.model
         try:
             entry_id = catalog.grades.get(wanted, wanted)
@@ -203,6 +207,8 @@ class CatalogSampler:
                 "sampling for MCP server '%s' on %s failed: %s", request.server, entry.id, exc
             )
             raise SamplingRefused(f"the model ({entry.id}) failed to answer") from exc
+        finally:
+            await catalog.aclose()
         stop = str(response.stop_reason.value)
         return SamplingResult(
             text=response.text, model=entry.id, stop_reason=_STOP_REASONS.get(stop, stop)
