@@ -69,12 +69,34 @@ class SkillRegistry:
                 self._config = discover_skills_config()
             return self._config
 
+    def _config_or_defaults(self) -> SkillsConfig:
+        """`config`, or the defaults when it is malformed: no alias, no rename (fail closed).
+
+        The problem is logged as a warning each time; a later read finds the file again.
+        """
+        from nucleo_core.skills.config import SkillsConfig
+        from nucleo_core.skills.errors import SkillsConfigError
+
+        try:
+            return self.config
+        except SkillsConfigError as exc:
+            logger.warning(
+                "the skills configuration is ignored (no tool alias, no rename applies until "
+                "it is fixed): %s",
+                exc,
+            )
+            return SkillsConfig(origin=f"defaults (the configuration is malformed: {exc})")
+
     @property
     def tool_aliases(self) -> SkillToolAliases:
-        """The tool aliases in force: the configuration's, then those packs declared."""
+        """The tool aliases in force: the configuration's, then those packs declared.
+
+        A malformed configuration counts as none (logged): no alias applies, so restrictions
+        stay as narrow as the entries alone make them.
+        """
         with self._lock:
             if self._aliases is None:
-                config = self.config
+                config = self._config_or_defaults()
                 self._aliases = SkillToolAliases(config.aliases, origin=config.origin)
             return self._aliases
 
@@ -97,7 +119,7 @@ class SkillRegistry:
         Returns:
             The skills as registered (renamed, qualified, with their unresolved entries).
         """
-        config = self.config
+        config = self._config_or_defaults()
         registered: list[Skill] = []
         for skill in skills:
             name = config.name_for(skill.name, skill.bundle)

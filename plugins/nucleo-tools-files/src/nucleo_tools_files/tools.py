@@ -7,6 +7,10 @@ This module is what the ``nucleo.tools`` entry point ``files`` names: nucleo reg
 
 Each tool declares what it does to the world: the two readers are read-only and low risk,
 writing is medium risk (it can overwrite a file) and deleting is high risk.
+
+The module is also a hook plugin: `nucleo_skill_tool_aliases` maps the tool names skills
+written for Claude Code use in ``allowed-tools`` (`SKILL_TOOL_ALIASES`) onto these tools, so
+such a skill, attached, keeps them.
 """
 
 from __future__ import annotations
@@ -18,10 +22,31 @@ from typing import Annotated
 
 from pydantic import Field
 
-from nucleo_core import tool
+from nucleo_core import hookimpl, tool
 from nucleo_tools_files.root import FileToolError, files_root, inside_root
 
-__all__ = ["delete_file", "list_directory", "read_text_file", "write_text_file"]
+__all__ = [
+    "SKILL_TOOL_ALIASES",
+    "delete_file",
+    "list_directory",
+    "nucleo_skill_tool_aliases",
+    "read_text_file",
+    "write_text_file",
+]
+
+#: Claude Code's file tools, as skills name them in ``allowed-tools``, and the tools of this
+#: pack standing for each. ``Edit`` changes a file, which here is writing it whole; ``Grep``
+#: searches files, which here is listing them and reading them. ``delete_file`` stands for
+#: none: no Claude Code file tool deletes.
+SKILL_TOOL_ALIASES: dict[str, list[str]] = {
+    "Read": ["read_text_file"],
+    "Write": ["write_text_file"],
+    "Edit": ["write_text_file"],
+    "MultiEdit": ["write_text_file"],
+    "Glob": ["list_directory"],
+    "LS": ["list_directory"],
+    "Grep": ["list_directory", "read_text_file"],
+}
 
 #: The most a single read returns, whatever ``max_bytes`` asks for.
 READ_LIMIT = 1_048_576
@@ -136,3 +161,9 @@ def delete_file(path: str) -> str:
         )
     file.unlink()
     return f"deleted {_relative(root, file)}"
+
+
+@hookimpl
+def nucleo_skill_tool_aliases() -> dict[str, list[str]]:
+    """The Claude Code tool names this pack's tools stand for (`SKILL_TOOL_ALIASES`)."""
+    return {alias: list(targets) for alias, targets in SKILL_TOOL_ALIASES.items()}
