@@ -294,10 +294,10 @@ def test_the_published_schema_is_llms_own(venv: Venv, project: Path) -> None:
     assert schema["properties"]["sql"]["type"] == "string"
 
 
-def test_without_configuration_tools_are_mutating_high_risk_and_toolboxes_needing_arguments_are_left_out(
+def test_undeclared_tools_are_mutating_and_high_and_unconfigured_toolboxes_left_out(
     venv: Venv, tmp_path: Path
 ) -> None:
-    """Nothing declared: mutating and high; a Toolbox without its arguments is left out, saying how."""
+    """Nothing declared: mutating and high; a Toolbox lacking arguments is left out, saying how."""
     empty = tmp_path / "empty"
     empty.mkdir()
     done = nucleo(venv, "tools", "--json", cwd=empty)
@@ -350,7 +350,7 @@ emit(asyncio.run(run(
 def test_a_tool_that_raises_is_a_failed_call_whose_message_the_model_never_reads(
     venv: Venv, project: Path
 ) -> None:
-    """quickjs raising on a JavaScript error, Datasette on a refused connection: the type only."""
+    """A JavaScript error in quickjs, a refused connection in Datasette: the model reads types."""
     said = venv.run(
         THINKER
         + """
