@@ -346,7 +346,7 @@ class TerminalAnswerer:
                 {"type": "object", "properties": {name: spec}}, {name: value}
             ):
                 return value
-            self._say(f"  That does not fit: {name} must be a {kind}")
+            self._say(f"  That does not fit: {name} must be of type {kind}")
             self._say(" (one of the values offered)\n" if isinstance(choices, list) else "\n")
         return _CANCEL
 
