@@ -32,10 +32,10 @@ from nucleo_core.tools.spec import ToolSpec
 __all__ = [
     "MAX_QUERY_CHARS",
     "STOP_WORDS",
+    "SYNONYM_GROUPS",
     "ToolText",
     "name_words",
     "query_words",
-    "synonyms_of",
     "tool_text",
 ]
 
@@ -73,8 +73,9 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]
 _IDENTIFIER = re.compile(r"[^\W_]+(?:[_\-./:][^\W_]+)*")
 
 #: Groups of words that name the same thing in tool catalogs. A query word is expanded to
-#: the other members of its group (at a lower weight).
-_SYNONYM_GROUPS = (
+#: the other members of its groups (at a lower weight), compared after stemming, so "bugs"
+#: finds "issue" as "bug" does.
+SYNONYM_GROUPS = (
     "delete remove erase destroy drop purge",
     "create add new make insert",
     "get fetch retrieve read obtain",
@@ -112,12 +113,6 @@ _SYNONYM_GROUPS = (
     "ls list",
     "rm remove",
 )
-_SYNONYMS: dict[str, tuple[str, ...]] = {}
-for _group in _SYNONYM_GROUPS:
-    _members = _group.split()
-    for _word in _members:
-        _others = [other for other in _members if other != _word]
-        _SYNONYMS[_word] = tuple(dict.fromkeys((*_SYNONYMS.get(_word, ()), *_others)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,11 +232,6 @@ def query_words(query: str) -> list[str]:
     stop = _STOP
     unique = [word for word in dict.fromkeys(words) if word not in stop]
     return unique[:MAX_QUERY_WORDS]
-
-
-def synonyms_of(word: str) -> tuple[str, ...]:
-    """The other words of ``word``'s synonym groups (empty when it has none)."""
-    return _SYNONYMS.get(word, ())
 
 
 _STOP = frozenset(STOP_WORDS)

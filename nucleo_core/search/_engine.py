@@ -25,7 +25,7 @@ except ImportError as exc:  # pragma: no cover - tantivy is a dependency of nucl
         "reinstall nucleo-core (python -m pip install --force-reinstall nucleo-core)"
     ) from exc
 
-from nucleo_core.search._analysis import STOP_WORDS, ToolText
+from nucleo_core.search._analysis import STOP_WORDS, SYNONYM_GROUPS, ToolText
 
 __all__ = ["TEXT_FIELDS", "Engine"]
 
@@ -49,6 +49,25 @@ def _analyzer(tokenizer: tantivy.Tokenizer, *, stop_words: bool) -> tantivy.Text
         builder = builder.filter(tantivy.Filter.custom_stopword(list(STOP_WORDS)))
     builder = builder.filter(tantivy.Filter.stemmer("english"))
     return builder.filter(tantivy.Filter.remove_long(_LONGEST_TERM)).build()
+
+
+_SYNONYM_TABLE: dict[str, tuple[str, ...]] = {}
+
+
+def _synonym_table(analyzer: tantivy.TextAnalyzer) -> dict[str, tuple[str, ...]]:
+    """`SYNONYM_GROUPS` as stems, built once per process (every engine stems alike)."""
+    if not _SYNONYM_TABLE:
+        table: dict[str, dict[str, None]] = {}
+        for group in SYNONYM_GROUPS:
+            stems = list(
+                dict.fromkeys(stem for word in group.split() for stem in analyzer.analyze(word))
+            )
+            for stem in stems:
+                table.setdefault(stem, {}).update(
+                    dict.fromkeys(other for other in stems if other != stem)
+                )
+        _SYNONYM_TABLE.update((stem, tuple(others)) for stem, others in table.items())
+    return _SYNONYM_TABLE
 
 
 class Engine:
@@ -100,6 +119,11 @@ class Engine:
     def text_terms(self, word: str) -> list[str]:
         """The terms a query word is looked up as in the free-text fields."""
         return self._text.analyze(word)
+
+    def synonyms(self, term: str) -> tuple[str, ...]:
+        """The stemmed synonyms of a stemmed term (see `SYNONYM_GROUPS`)."""
+        table = _synonym_table(self._words)
+        return table.get(term, ())
 
     def term(self, field: str, term: str, boost: float) -> tantivy.Query:
         """A BM25-scored query for one analysed term in one field, weighted by ``boost``."""

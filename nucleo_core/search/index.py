@@ -39,7 +39,6 @@ from nucleo_core.search._analysis import (
     ToolText,
     name_words,
     query_words,
-    synonyms_of,
     tool_text,
 )
 from nucleo_core.search._records import ToolRecord, read_records
@@ -307,19 +306,21 @@ class ToolIndex:
 
 def _ranking_query(engine: Engine, words: list[str]) -> tantivy.Query | None:
     """One clause per distinct term: the term in every field, weighted; synonyms lower."""
-    clauses: list[tantivy.Query] = []
-    seen: set[str] = set()
-    used = set(words)
-    weighted = [(word, 1.0) for word in words]
+    looked_up: list[tuple[list[str], list[str], float]] = []
     for word in words:
-        weighted.extend(
-            (synonym, SYNONYM_WEIGHT) for synonym in synonyms_of(word) if synonym not in used
-        )
-    for word, weight in weighted:
-        word_terms = engine.word_terms(word)
-        text_terms = engine.text_terms(word)
-        key = f"{word_terms}|{text_terms}"
-        if key in seen or not (word_terms or text_terms):
+        looked_up.append((engine.word_terms(word), engine.text_terms(word), 1.0))
+    used = {term for word_terms, _, _ in looked_up for term in word_terms}
+    for word_terms, _, _ in list(looked_up):
+        for term in word_terms[:1]:
+            for synonym in engine.synonyms(term):
+                if synonym not in used:
+                    used.add(synonym)
+                    looked_up.append(([synonym], [synonym], SYNONYM_WEIGHT))
+    clauses: list[tantivy.Query] = []
+    seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    for word_terms, text_terms, weight in looked_up:
+        key = (tuple(word_terms), tuple(text_terms))
+        if key in seen:
             continue
         seen.add(key)
         fields: list[tantivy.Query] = []
