@@ -322,7 +322,7 @@ class LLMBridge:
         read_only, risk = self.config.declared(tool=name, toolbox=toolbox_name, packs=packs)
         return LLMToolProvider(
             name=name,
-            description=inspect.cleandoc(tool.description or ""),
+            description=inspect.cleandoc(tool.description or "").strip(),
             input_schema=dict(tool.input_schema),
             plugin=record.name,
             distribution=record.distribution,
