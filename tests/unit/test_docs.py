@@ -264,7 +264,7 @@ PLUGIN_FOLDERS = sorted(path.parent for path in (REPO / "plugins").glob("*/pypro
 PLUGIN_READMES = [folder / "README.md" for folder in PLUGIN_FOLDERS]
 # `pip install nucleo-core` (or a first-party plugin's name) from an index: no index serves them.
 _INDEX_INSTALL = re.compile(
-    r"pip install (?:-[-\w]+ )*[\"']?(nucleo-(?:core|tools-files|guard-risk|skills-core))\b"
+    r"pip install (?:-[-\w]+ )*[\"']?(nucleo-(?:core|tools-files|guard-risk|skills-core|tools-llm))\b"
 )
 _PLUGINS_ONE_LINER = "python3 -m pip install . ./plugins/"
 
@@ -294,7 +294,7 @@ def test_the_one_command_for_core_and_its_plugins_names_every_first_party_plugin
     page: str,
 ) -> None:
     """The documented one-liner installs core with every plugins/* folder the repository has."""
-    assert len(PLUGIN_FOLDERS) == 3
+    assert len(PLUGIN_FOLDERS) == 4
     lines = (REPO / page).read_text(encoding="utf-8").splitlines()
     (command,) = [line for line in lines if line.startswith(_PLUGINS_ONE_LINER)]
     named = set(command.split()[5:])
