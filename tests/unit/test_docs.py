@@ -264,7 +264,8 @@ PLUGIN_FOLDERS = sorted(path.parent for path in (REPO / "plugins").glob("*/pypro
 PLUGIN_READMES = [folder / "README.md" for folder in PLUGIN_FOLDERS]
 # `pip install nucleo-core` (or a first-party plugin's name) from an index: no index serves them.
 _INDEX_INSTALL = re.compile(
-    r"pip install (?:-[-\w]+ )*[\"']?(nucleo-(?:core|tools-files|guard-risk|skills-core|tools-llm))\b"
+    r"pip install (?:-[-\w]+ )*[\"']?"
+    r"(nucleo-(?:core|tools-files|guard-risk|skills-core|tools-llm))\b"
 )
 _PLUGINS_ONE_LINER = "python3 -m pip install . ./plugins/"
 
