@@ -56,11 +56,12 @@ MAX_QUERY_CHARS = 1_000
 MAX_QUERY_WORDS = 48
 
 #: Words that carry no meaning in a request for a tool. Deliberately short: "all", "new",
-#: "get" and "set" are meaningful in tool names, so the engine's longer lists do not fit.
+#: "get", "set" and "tool" are meaningful in tool names and descriptions, so the engine's
+#: longer lists do not fit.
 _STOP_TEXT = (
     "a an and are as at be by can could do does for from how i if in into is it its me my "
     "of on or please should so some than that the their them then there these this those "
-    "to too tool tools use using want was we were what when where which who will with would "
+    "to too use using want was we were what when where which who will with would "
     "you your"
 )
 STOP_WORDS = tuple(_STOP_TEXT.split())
@@ -121,7 +122,8 @@ class ToolText:
 
     Attributes:
         name: The name's words and the whole name, space-separated (plus the display name).
-        description: The description, cut at `MAX_DESCRIPTION_CHARS`.
+        description: The name's words, then the description (cut at `MAX_DESCRIPTION_CHARS`):
+            scored as one text, as plain BM25 over name and description would.
         parameters: Every indexed parameter's name, split like a tool name, plus whole.
         parameter_text: The parameters' descriptions, titles and short enum values.
     """
@@ -154,6 +156,8 @@ def name_words(name: str) -> list[str]:
 def tool_text(spec: ToolSpec) -> ToolText:
     """The fields a tool is indexed under."""
     name = name_words(spec.name)
+    # The name's words without the whole name, which only the name field keeps.
+    spoken = " ".join(name[:-1] if len(name) > 1 else name)
     if spec.display_name:
         name.extend(name_words(spec.display_name[:200])[:16])
     parameters: list[str] = []
@@ -173,7 +177,7 @@ def tool_text(spec: ToolSpec) -> ToolText:
             )
     return ToolText(
         name=" ".join(name),
-        description=spec.description[:MAX_DESCRIPTION_CHARS],
+        description=f"{spoken}\n{spec.description[:MAX_DESCRIPTION_CHARS]}",
         parameters=" ".join(parameters),
         parameter_text="\n".join(texts),
     )

@@ -63,7 +63,7 @@ def top(index: ToolIndex, query: str, limit: int = 3) -> list[str]:
     ("query", "expected"),
     [
         ("open a pull request", "github_create_pull_request"),
-        ("which bugs are still open in the repo", "github_list_issues"),
+        ("what bugs does the repository have", "github_list_issues"),
         ("send a chat message to the team channel", "slack_post_message"),
         ("save text into a new file", "write_file"),
         ("set up a meeting next tuesday", "calendar_create_event"),
