@@ -58,7 +58,16 @@ def test_all_is_sorted_without_duplicates() -> None:
     assert nucleo_core.__all__ == sorted(set(nucleo_core.__all__), key=_ruff_order)
 
 
-@pytest.mark.parametrize("module_name", ["nucleo_core", "nucleo_core.errors", "nucleo_core.tools"])
+@pytest.mark.parametrize(
+    "module_name",
+    [
+        "nucleo_core",
+        "nucleo_core.errors",
+        "nucleo_core.tools",
+        "nucleo_core.guard",
+        "nucleo_core.guard.audit",
+    ],
+)
 def test_every_name_in_all_resolves(module_name: str) -> None:
     """Each name a public module lists in __all__ is bound in that module."""
     module = importlib.import_module(module_name)
@@ -66,7 +75,9 @@ def test_every_name_in_all_resolves(module_name: str) -> None:
         assert getattr(module, name, None) is not None, name
 
 
-@pytest.mark.parametrize("module_name", ["nucleo_core.errors", "nucleo_core.tools"])
+@pytest.mark.parametrize(
+    "module_name", ["nucleo_core.errors", "nucleo_core.tools", "nucleo_core.guard"]
+)
 def test_public_submodules_keep_a_sorted_all(module_name: str) -> None:
     """The public submodules keep the same sorted-__all__ discipline as the package."""
     module = importlib.import_module(module_name)
