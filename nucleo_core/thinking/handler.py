@@ -125,9 +125,10 @@ class ThinkingResponseHandler(Generic[AnswerT]):
             _TOO_DEEP if too_deep else None if isinstance(raw, Mapping | str) else _NOT_AN_OBJECT
         )
         registry = self.tools
-        available = registry.available_names() if registry is not None else []
         provider = registry.available(shown_name) if registry is not None and shown_name else None
         if provider is None:
+            # Listed only for a call that needs the names: a resolved call does not pay for it.
+            available = registry.available_names() if registry is not None else []
             return ToolCall(
                 id=call_id,
                 name=shown_name,
@@ -172,7 +173,8 @@ class ThinkingResponseHandler(Generic[AnswerT]):
 
     def _envelope(self, text: str, *, required: bool) -> Mapping[str, Any] | None:
         """The envelope object in ``text``; ``None`` when there is none and none is required."""
-        decoded = _decode_json(text)
+        # Only an object can be the envelope: text that cannot start one is not decoded.
+        decoded = _decode_json(text) if text[:1] in ("{", "`") else _NOT_JSON
         if isinstance(decoded, Mapping) and "final_answer" in decoded:
             return decoded
         if not required:
