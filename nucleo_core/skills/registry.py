@@ -321,4 +321,4 @@ class SkillRegistry:
 
 def _narrowing(resolution: ToolResolution, known: Collection[str] | None) -> str:
     granted = sorted(resolution.names if known is None else resolution.names & set(known))
-    return f" (it allows {', '.join(granted)})" if granted else " (it allows no tool at all)"
+    return f" (the skill allows {', '.join(granted)} alone)" if granted else " (the skill allows no tool)"

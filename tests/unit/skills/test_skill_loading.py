@@ -125,11 +125,12 @@ def test_the_current_directory_is_named_after_its_resolved_folder(
     assert load_skill(Path(".")).name == "here"
 
 
-def test_an_unknown_front_matter_key_is_ignored(tmp_path: Path) -> None:
-    """Fields outside the spec (vendor extensions) neither fail nor surface on the Skill."""
+def test_an_unknown_front_matter_key_is_kept_as_an_extra_field(tmp_path: Path) -> None:
+    """Fields outside the spec (vendor extensions) do not fail and are kept in Skill.extra."""
     skill = load_skill(write_skill(tmp_path, "extra", front_matter("extra", owner="[1, 2]")))
 
     assert skill.name == "extra"
+    assert skill.extra == {"owner": [1, 2]}
 
 
 @pytest.mark.parametrize(
