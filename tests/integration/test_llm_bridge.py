@@ -319,6 +319,31 @@ def test_undeclared_tools_are_mutating_and_high_and_unconfigured_toolboxes_left_
     assert "toolbox Datasette left out: its constructor needs url" in done.stderr
 
 
+def test_a_read_only_thinker_is_granted_only_the_tools_configured_read_only(
+    venv: Venv, project: Path
+) -> None:
+    """The configuration's read_only is what admission decides on: quickjs is refused."""
+    said = venv.run(
+        """
+from nucleo_core import ThinkerBase, ToolHub, ToolSelector
+
+
+class Reader(ThinkerBase):
+    @classmethod
+    def declare_compatible_tools(cls):
+        return ToolSelector().add_pack("llm")
+
+
+hub = ToolHub()
+hub.load_plugins()
+result = Reader(hub=hub, read_only=True).request_tools(["SQLite_query", "quickjs"])
+emit({"granted": list(result.granted), "refused": [r.name for r in result.refused]})
+""",
+        cwd=project,
+    )
+    assert said == {"granted": ["SQLite_query"], "refused": ["quickjs"]}
+
+
 # -- calling -----------------------------------------------------------------------------------
 
 
