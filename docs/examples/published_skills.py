@@ -42,12 +42,16 @@ print("files:", skill.resources)
 
 
 class Reviewer(ThinkerBase):
+    """Always has both tools; may load the skill."""
+
     @classmethod
     def declare_default_tools(cls) -> list[object]:
+        """Both note tools."""
         return [read_notes, write_notes]
 
     @classmethod
     def declare_compatible_skills(cls) -> SkillSelector:
+        """The published skill."""
         return SkillSelector("review-diff")
 
 

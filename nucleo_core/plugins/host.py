@@ -682,7 +682,6 @@ class PluginHost:
             )
         return sources
 
-
     def skill_tool_aliases(
         self, plugins: Collection[str] | None = None
     ) -> list[tuple[str, dict[str, tuple[str, ...]]]]:

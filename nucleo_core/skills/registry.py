@@ -321,4 +321,8 @@ class SkillRegistry:
 
 def _narrowing(resolution: ToolResolution, known: Collection[str] | None) -> str:
     granted = sorted(resolution.names if known is None else resolution.names & set(known))
-    return f" (the skill allows {', '.join(granted)} alone)" if granted else " (the skill allows no tool)"
+    return (
+        f" (the skill allows {', '.join(granted)} alone)"
+        if granted
+        else " (the skill allows no tool)"
+    )
