@@ -19,7 +19,7 @@ import inspect
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, final
 
@@ -275,9 +275,7 @@ class LLMBridge:
             )
         return providers
 
-    def _check_arguments(
-        self, cls: type[Any], toolbox: str, arguments: dict[str, Any] | Any
-    ) -> None:
+    def _check_arguments(self, cls: type[Any], toolbox: str, arguments: Mapping[str, Any]) -> None:
         try:
             signature = inspect.signature(cls)
         except (TypeError, ValueError):
@@ -294,9 +292,10 @@ class LLMBridge:
             and name not in arguments
         ]
         if missing:
+            file = self.config.origin.rpartition(" [")[0] or "nucleo.toml"
             raise _Skipped(
                 f"toolbox {toolbox} left out: its constructor needs {', '.join(missing)}; set "
-                f"them in {where} of nucleo.toml"
+                f"them in {where} of {file}"
             )
         if unknown:
             raise _Skipped(
@@ -377,7 +376,7 @@ def _checked(tool_or_function: Any) -> Any:
     return tool_or_function
 
 
-def _listed_tools(cls: type[Any], arguments: Any, overrides: set[str]) -> list[Any]:
+def _listed_tools(cls: type[Any], arguments: Mapping[str, Any], overrides: set[str]) -> list[Any]:
     toolbox = cls(**arguments)
     if "prepare" in overrides:
         toolbox.prepare()
