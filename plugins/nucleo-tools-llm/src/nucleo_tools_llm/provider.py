@@ -397,7 +397,8 @@ class LLMToolProvider(ToolProvider):
         kept = self._toolbox.instance(conversation)
         try:
             await kept.ready()
-            result = await _invoke(kept.implementation(self._name), keywords, kept.run)
+            implementation = await kept.run(kept.implementation, self._name)
+            result = await _invoke(implementation, keywords, kept.run)
         finally:
             if conversation is None:  # nothing keeps this instance: drop it with its call
                 kept.forget_conversation_state()
