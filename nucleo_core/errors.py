@@ -21,6 +21,7 @@ Errors are kept apart by who has to act on them::
     │   ├── PluginError             (nucleo_core.plugins) a plugin failed and the host is strict
     │   ├── SkillFormatError        (nucleo_core.skills) a skill folder breaks the Agent Skills
     │   │                           layout; SkillCollisionError: two bundles, one skill name
+    │   ├── NotPaused               resume() was asked of a conversation with no paused turn
     │   ├── ConversationError       (nucleo_core.conversations) ConversationStoreError,
     │   │                           ConversationClosedError, ConversationConflict,
     │   │                           ConversationBusy: another process writes the conversation
@@ -35,7 +36,9 @@ Errors are kept apart by who has to act on them::
     ├── ResponseError               the model's answer stayed unusable after every correction
     │   ├── ResponseParseError      the answer could not be parsed
     │   └── ResponseValidationError the answer lacks a required field or has a wrong type
-    └── ThinkerIterationLimit       a thinker's model gave no final answer within its turns
+    ├── ThinkerIterationLimit       a thinker's model gave no final answer within its turns
+    └── RunPaused                   a run waits for durable approvals (not a failure): decide
+                                    them in any process, then resume the conversation
 
 A correctable error's ``str()`` is what the model reads. Anything that could quote the model's own
 input (a JSON decoder's complaint, pydantic's or jsonschema's message) survives only as
@@ -45,6 +48,10 @@ input (a JSON decoder's complaint, pydantic's or jsonschema's message) survives 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nucleo_core.guard.approval_store import ApprovalRecord
 
 __all__ = [
     "AnswerRefused",
@@ -58,6 +65,7 @@ __all__ = [
     "ModelRequestRejected",
     "ModelResponseMalformed",
     "ModelServerError",
+    "NotPaused",
     "NucleoError",
     "PermissionDenied",
     "ReadOnlyViolation",
@@ -65,6 +73,7 @@ __all__ = [
     "ResponseError",
     "ResponseParseError",
     "ResponseValidationError",
+    "RunPaused",
     "SchemaRefinementError",
     "ThinkerIterationLimit",
     "ToolCollisionError",
@@ -230,6 +239,18 @@ class ModelNotConfigured(MisuseError):
     """
 
 
+class NotPaused(MisuseError):
+    """``resume(conversation_id)`` was asked of a conversation that has no paused turn.
+
+    Attributes:
+        conversation_id: The conversation.
+    """
+
+    def __init__(self, conversation_id: str, why: str) -> None:
+        self.conversation_id = conversation_id
+        super().__init__(f"conversation {conversation_id} cannot be resumed: {why}")
+
+
 class ModelError(NucleoError):
     """A model provider did not answer usably. Adapters raise these, never an SDK's own errors.
 
@@ -300,3 +321,33 @@ class ThinkerIterationLimit(NucleoError):
     What the model did, not a mistake in code: a small model may call tools turn after turn.
     Raise ``max_iterations``, or treat the run as one that gave no answer.
     """
+
+
+class RunPaused(NucleoError):
+    """A run paused: calls of its last answer wait for approvals nobody could give inline.
+
+    Not a failure, of the model or of the code: the conversation is durable and kept with the
+    paused turn (its pending tool uses, and the results of the calls that ran), and each
+    pending call has an approval in the run's `ApprovalStore`. Any process may decide them
+    (``nucleo approvals approve|reject ID``); ``await thinker.resume(conversation_id)`` (or
+    ``nucleo resume CONVERSATION``) then goes on to the final answer, and raises `RunPaused`
+    again while some approval is still pending.
+
+    It is raised, rather than returned, so that ``run()`` keeps its declared output type: a
+    caller that never pauses (no durable conversation) never meets it, and one that does
+    catches it where it handles the run.
+
+    Attributes:
+        conversation_id: The paused conversation: what `resume` takes.
+        approvals: The approvals still pending, in the calls' order.
+    """
+
+    def __init__(self, conversation_id: str, approvals: Sequence[ApprovalRecord]) -> None:
+        self.conversation_id = conversation_id
+        self.approvals: tuple[ApprovalRecord, ...] = tuple(approvals)
+        tools = ", ".join(f"{a.tool} ({a.id})" for a in self.approvals) or "none"
+        super().__init__(
+            f"the run paused in conversation {conversation_id}: {len(self.approvals)} "
+            f"call(s) wait for an approval: {tools}; decide them (`nucleo approvals`), then "
+            f"resume it (`nucleo resume {conversation_id}`)"
+        )

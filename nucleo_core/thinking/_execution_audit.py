@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
 
 if TYPE_CHECKING:
+    from nucleo_core.guard.approval_store import ApprovalRecord
     from nucleo_core.guard.approvals import Approval
     from nucleo_core.guard.audit.events import AuditEvent, Requester
     from nucleo_core.guard.audit.log import AuditLog
@@ -67,11 +68,56 @@ class CallAudit:
             self._event("permission", call, provider, decision="deny", rule=rule, reason=reason)
         )
 
-    def approval_requested(self, call: ToolCall, provider: ToolProvider) -> str:
+    def approval_requested(
+        self, call: ToolCall, provider: ToolProvider, approval_id: str | None = None
+    ) -> str:
         """An approval was asked for ``call``; its id ties the request to the decision."""
-        approval_id = uuid.uuid4().hex
+        approval_id = approval_id or uuid.uuid4().hex
         self._record(self._event("approval_request", call, provider, approval_id=approval_id))
         return approval_id
+
+    def approval_resolved(
+        self,
+        call: ToolCall,
+        record: ApprovalRecord,
+        *,
+        outcome: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        """A durable approval's decision, as a resumed run reads it from the store.
+
+        ``outcome`` defaults to the record's (``approved``, ``rejected``, ``expired``); the
+        decider is named in ``rule`` (``approval:<who>``).
+        """
+        status = record.status_at()
+        said = outcome or ("approved" if status in ("approved", "consumed") else status)
+        if said not in ("approved", "rejected", "expired"):
+            return  # still pending: nothing was decided
+        self._record(
+            self._record_event(
+                "approval_decision",
+                call,
+                record,
+                approval_id=record.id,
+                outcome=said,
+                rule=f"approval:{record.decided_by}" if record.decided_by else "approval",
+                reason=reason or record.reason or None,
+            )
+        )
+
+    def settled(self, outcome: CallOutcome, record: ApprovalRecord) -> None:
+        """A resumed call its approval refused (rejected, expired, consumed before)."""
+        self._record(
+            self._record_event(
+                "call_finish",
+                outcome.call,
+                record,
+                decision="confirm",
+                outcome="refused",
+                reason=outcome.result.content,
+                duration=0.0,
+            )
+        )
 
     def approval_decided(
         self, call: ToolCall, provider: ToolProvider, approval_id: str, approval: Approval
@@ -130,6 +176,23 @@ class CallAudit:
         )
 
     # -- building and writing -------------------------------------------------------------------
+
+    def _record_event(
+        self, kind: Any, call: ToolCall, record: ApprovalRecord, **fields: Any
+    ) -> AuditEvent:
+        """An event about ``call`` named from its approval (the call may not resolve now)."""
+        from nucleo_core.guard.audit.events import AuditEvent
+
+        return AuditEvent(
+            kind=kind,
+            requester=self._requester,
+            tool=record.tool,
+            source=record.source,
+            risk=record.risk if record.risk_declared else None,
+            call_id=call.id,
+            arguments=dict(record.arguments),
+            **fields,
+        )
 
     def _event(
         self, kind: Any, call: ToolCall, provider: ToolProvider | None, **fields: Any

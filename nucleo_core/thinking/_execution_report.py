@@ -29,7 +29,9 @@ class CallStatus(StrEnum):
     tool is not available, the read-only binding refused it, or it repeats an earlier id.
     ``INVALID``: its input does not fit the tool's schema. ``FAILED``: the tool (or its
     creation, binding or rendering) raised. ``TIMEOUT``: it did not finish in time.
-    ``CANCELLED``: it was cancelled, or never ran because the turn was.
+    ``CANCELLED``: it was cancelled, or never ran because the turn was. ``PENDING``: it waits
+    for a durable approval (the run pauses; see `nucleo_core.errors.RunPaused`): it has no
+    result yet, and its result block is only a placeholder, never sent while the run pauses.
     """
 
     OK = "ok"
@@ -38,6 +40,7 @@ class CallStatus(StrEnum):
     FAILED = "failed"
     TIMEOUT = "timeout"
     CANCELLED = "cancelled"
+    PENDING = "pending"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,6 +152,11 @@ class ExecutionReport:
     def ok(self) -> bool:
         """Whether every call ran and produced a result."""
         return all(outcome.ok for outcome in self.outcomes)
+
+    @property
+    def pending(self) -> tuple[CallOutcome, ...]:
+        """The calls waiting for a durable approval, in the calls' order."""
+        return tuple(o for o in self.outcomes if o.status is CallStatus.PENDING)
 
     @property
     def failures(self) -> tuple[ToolFailure, ...]:

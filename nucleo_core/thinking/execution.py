@@ -37,13 +37,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, final
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied
+from nucleo_core.guard.approvals import Approval
 from nucleo_core.models.messages import ToolResultBlock
 from nucleo_core.thinking._execution_awareness import ConversationAware, RegistryAware, runs_alone
+from nucleo_core.thinking._execution_durable import DurableApprovals, PendingCall, settled_refusal
 from nucleo_core.thinking._execution_policy import ExecutionPolicy
 from nucleo_core.thinking._execution_reconcile import NO_RESULT, reconcile_results
 from nucleo_core.thinking._execution_render import render_output
@@ -62,6 +65,7 @@ from nucleo_core.tools.tool import run_tool
 if TYPE_CHECKING:
     import asyncio
 
+    from nucleo_core.guard.approval_store import ApprovalRecord
     from nucleo_core.guard.approvals import Approver
     from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.call_door import ClearedCall
@@ -76,12 +80,14 @@ __all__ = [
     "CallOutcome",
     "CallStatus",
     "ConversationAware",
+    "DurableApprovals",
     "EventKind",
     "EventObserver",
     "ExecutionEvent",
     "ExecutionPolicy",
     "ExecutionReport",
     "OutputRenderer",
+    "PendingCall",
     "RegistryAware",
     "ToolExecution",
     "ToolExecutor",
@@ -148,6 +154,10 @@ class ToolExecution:
         approver: Approves or rejects the calls the permission guard decided ``confirm``
             (`nucleo_core.guard.approvals`); with none, such a call is refused.
         audit: Writes every call's decision, approval, start and finish to the audit record.
+        durable: Durable approvals: a ``confirm`` call nobody approves inline waits
+            (`CallStatus.PENDING`, see `pending_calls`) instead of being refused, and a
+            resumed turn's calls are settled by their stored approvals
+            (`nucleo_core.thinking._execution_durable`).
     """
 
     def __init__(
@@ -163,6 +173,7 @@ class ToolExecution:
         registry: object | None = None,
         approver: Approver | None = None,
         audit: CallAudit | None = None,
+        durable: DurableApprovals | None = None,
     ) -> None:
         self._calls = tuple(calls)
         self._check = check
@@ -174,6 +185,8 @@ class ToolExecution:
         self._registry = registry
         self._approver = approver
         self._audit = audit
+        self._durable = durable
+        self._pending: dict[int, PendingCall] = {}
         # What each call was cleared to run, and under which decision (for the record).
         self._cleared: dict[int, _Ready] = {}
         self._internal: set[int] = set()
@@ -190,6 +203,10 @@ class ToolExecution:
     def policy(self) -> ExecutionPolicy:
         """The policy the calls run under."""
         return self._policy
+
+    def pending_calls(self) -> tuple[PendingCall, ...]:
+        """The calls waiting for a durable approval, in the calls' order (after `run`)."""
+        return tuple(self._pending[index] for index in sorted(self._pending))
 
     async def run(self) -> ExecutionReport:
         """Run the calls: submit each in order (phase 1), then await them all (phase 2).
@@ -217,6 +234,8 @@ class ToolExecution:
                     self._finish(index, _duplicate(call))
                     continue
                 submitted.add(call.id)
+                if self._settle(index, call):
+                    continue
                 ready = self._prepare(call, index)
                 if isinstance(ready, CallOutcome):
                     self._finish(index, ready)
@@ -260,6 +279,38 @@ class ToolExecution:
 
     # -- phase 1 ------------------------------------------------------------------------------
 
+    def _settle(self, index: int, call: ToolCall) -> bool:
+        """Answer a resumed call its stored state settles without running; ``True`` if so.
+
+        A call that ran before the pause keeps its result (its records were written then); a
+        rejected, expired or already consumed approval refuses its call before the door, so
+        a changed policy can never run what a person rejected.
+        """
+        durable = self._durable
+        if durable is None:
+            return False
+        kept = durable.answered.get(call.id)
+        if kept is not None:
+            status = CallStatus.FAILED if kept.is_error else CallStatus.OK
+            self._outcomes[index] = CallOutcome(call=call, status=status, result=kept)
+            self._emit("finished", call, self._outcomes[index])
+            return True
+        record = durable.decided.get(call.id)
+        if record is None:
+            return False
+        refusal = settled_refusal(record)
+        if refusal is None:
+            return False
+        if self._audit is not None:
+            self._audit.approval_resolved(call, record)
+        denied = PermissionDenied(record.tool, refusal, decided_by="approval")
+        outcome = _error(call, CallStatus.REFUSED, refusal, denied)
+        if self._audit is not None:
+            self._audit.settled(outcome, record)
+        self._outcomes[index] = outcome
+        self._emit("finished", call, outcome)
+        return True
+
     def _prepare(self, call: ToolCall, index: int) -> _Ready | CallOutcome:
         """Check one call at its submission and create its tool, or say why it cannot run."""
         try:
@@ -301,8 +352,13 @@ class ToolExecution:
         import asyncio
 
         name = ready.provider.name
-        if ready.permission is not None and ready.permission.decision == "confirm":
-            refused = await self._approval(call, ready)
+        record = self._durable.decided.get(call.id) if self._durable is not None else None
+        if record is not None:  # a resumed call whose approval was given
+            refused = self._approved(call, ready, record)
+            if refused is not None:
+                return refused
+        elif ready.permission is not None and ready.permission.decision == "confirm":
+            refused = await self._approval(index, call, ready)
             if refused is not None:
                 return refused
         async with semaphore:
@@ -357,15 +413,50 @@ class ToolExecution:
             duration=duration,
         )
 
-    async def _approval(self, call: ToolCall, ready: _Ready) -> CallOutcome | None:
-        """Ask the approver about a ``confirm``-level call: ``None`` when it may run."""
+    def _approved(
+        self, call: ToolCall, ready: _Ready, record: ApprovalRecord
+    ) -> CallOutcome | None:
+        """A resumed call's stored approval: ``None`` when it was claimed and may run now.
+
+        The approval authorises only the arguments it was shown (their digest); it is claimed
+        (approved → consumed) before the call runs, so the call runs once however many times
+        the run is resumed.
+        """
+        name = ready.provider.name
+        audit = self._audit
+        if not record.bound_to(call.raw_input if isinstance(call.raw_input, Mapping) else {}):
+            reason = (
+                f"Calling '{name}' was not approved: the approval given was for other "
+                "arguments. Choose another tool, or go on without it."
+            )
+            if audit is not None:
+                audit.approval_resolved(call, record, outcome="rejected", reason=reason)
+            denied = PermissionDenied(name, reason, decided_by="approval")
+            return _error(call, CallStatus.REFUSED, reason, denied)
+        store = self._durable.store if self._durable is not None else None
+        if store is None or not store.claim(record.id):
+            refusal = settled_refusal(replace(record, status="consumed"))
+            assert refusal is not None
+            denied = PermissionDenied(name, refusal, decided_by="approval")
+            return _error(call, CallStatus.REFUSED, refusal, denied)
+        if audit is not None:
+            audit.approval_resolved(call, record)
+        return None
+
+    async def _approval(self, index: int, call: ToolCall, ready: _Ready) -> CallOutcome | None:
+        """Ask the approver about a ``confirm``-level call: ``None`` when it may run.
+
+        With no approver, or one that defers, the call waits for a durable approval when the
+        turn may pause (a `CallStatus.PENDING` outcome), and is refused otherwise.
+        """
         from nucleo_core.guard.approvals import ApprovalRequest, ask_approver
 
         provider, permission = ready.provider, ready.permission
         assert permission is not None
         name = provider.name
         approver = self._approver
-        if approver is None:
+        pausable = self._durable is not None and self._durable.pausable
+        if approver is None and not pausable:
             reason = (
                 f"Calling '{name}' needs an approval and no approver is set here; choose "
                 "another tool, or do the task without it."
@@ -381,10 +472,26 @@ class ToolExecution:
             conversation_id=getattr(self._conversation, "id", None),
             decided_by=permission.decided_by,
             reason=permission.reason,
+            call_id=call.id,
         )
         audit = self._audit
-        approval_id = audit.approval_requested(call, provider) if audit is not None else ""
-        approval = await ask_approver(approver, request)
+        approval_id = uuid.uuid4().hex
+        if audit is not None:
+            audit.approval_requested(call, provider, approval_id)
+        approval = await ask_approver(approver, request) if approver is not None else None
+        if approval is None or approval.deferred:
+            if pausable:
+                self._pending[index] = PendingCall(index, call, request, approval_id)
+                return CallOutcome(
+                    call=call, status=CallStatus.PENDING, result=_not_run(call).result
+                )
+            reason = (
+                f"Calling '{name}' needs an approval that could not be given here (it was "
+                "deferred); choose another tool, or do the task without it."
+            )
+            if audit is not None:
+                audit.approval_decided(call, provider, approval_id, Approval(False, reason))
+            return _error(call, CallStatus.REFUSED, reason, PermissionDenied(name, reason))
         if audit is not None:
             audit.approval_decided(call, provider, approval_id, approval)
         if approval.approved:
@@ -440,7 +547,8 @@ class ToolExecution:
 
     def _finish(self, index: int, outcome: CallOutcome) -> None:
         self._outcomes[index] = outcome
-        if self._audit is not None:
+        # A waiting call has not finished: its call_finish is written when it is resumed.
+        if self._audit is not None and outcome.status is not CallStatus.PENDING:
             ready = self._cleared.get(index)
             self._audit.finished(
                 outcome,
@@ -489,6 +597,7 @@ class ToolExecutor:
         registry: object | None = None,
         approver: Approver | None = None,
         audit: CallAudit | None = None,
+        durable: DurableApprovals | None = None,
     ) -> ToolExecution:
         """One turn's `ToolExecution`, not yet running (the arguments are `ToolExecution`'s).
 
@@ -506,6 +615,7 @@ class ToolExecutor:
             registry=registry,
             approver=approver,
             audit=audit,
+            durable=durable,
         )
 
     async def execute(

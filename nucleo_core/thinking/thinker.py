@@ -9,19 +9,33 @@ from dataclasses import asdict, dataclass, is_dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
-from nucleo_core.errors import MisuseError, ResponseError, ThinkerIterationLimit
+from nucleo_core.errors import (
+    MisuseError,
+    NotPaused,
+    ResponseError,
+    RunPaused,
+    ThinkerIterationLimit,
+)
 from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
-from nucleo_core.models.messages import Message, Usage
+from nucleo_core.models.messages import Message, ToolResultBlock, Usage
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.depth import Depth
-from nucleo_core.thinking.execution import ExecutionPolicy, ToolExecutor
+from nucleo_core.thinking.execution import (
+    DurableApprovals,
+    ExecutionPolicy,
+    ExecutionReport,
+    ToolExecution,
+    ToolExecutor,
+    reconcile_results,
+)
 from nucleo_core.thinking.llm_call import LLMCall
 from nucleo_core.thinking.transcript import render_transcript
 
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationContext, ConversationService
+    from nucleo_core.guard.approval_store import ApprovalStore
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelCatalog
     from nucleo_core.models.client import ModelClient
@@ -31,6 +45,9 @@ if TYPE_CHECKING:
     from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["ANSWER_REFUSED", "ContentEvent", "Thinker", "ThinkerIterationLimit"]
+
+#: Seconds a pending approval waits for its decision by default: 24 hours.
+DEFAULT_APPROVAL_EXPIRY = 24 * 60 * 60.0
 
 #: What `Thinker.accept` returns to refuse a candidate answer and take another turn.
 ANSWER_REFUSED: Any = object()
@@ -146,6 +163,14 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         # Every tool the palette held during each conversation not ended yet, by conversation
         # id: a tool granted and revoked mid-conversation is still told when it ends.
         self._palette_seen: dict[str, dict[int, ToolProvider]] = {}
+        #: Where a durable run's pending approvals are kept (`nucleo_core.guard.approval_store`);
+        #: ``None`` uses ``approvals.sqlite3`` next to the conversations' file (a store in this
+        #: thinker's memory when the conversations are kept in memory). See `approval_store`.
+        self.approvals: ApprovalStore | None = None
+        #: Seconds a pending approval waits for its decision before it expires.
+        self.approval_expiry: float = DEFAULT_APPROVAL_EXPIRY
+        # Whether the run in progress may pause (its conversation is durable).
+        self._pausable = False
 
     # -- running ------------------------------------------------------------------------------
 
@@ -154,21 +179,59 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
     ) -> OutputT:
         """Run the objective ``input`` to a final answer of the declared output type.
 
+        In a durable conversation, a ``confirm``-level call that no inline approver decides
+        (there is none, or it defers) **pauses** the run: the calls of that answer that may
+        run now run, the conversation keeps the paused turn, the pending approvals are filed
+        in `approval_store`, and `RunPaused` is raised. Decide them in any process, then call
+        `resume`. In a temporary conversation such a call is refused, as nothing could resume
+        the run.
+
         Raises:
+            RunPaused: The run waits for approvals (durable conversations only).
             ThinkerIterationLimit: No final answer within ``max_iterations`` turns.
             ResponseParseError: The model's answer stayed unparseable within the budget.
             ResponseValidationError: The model's answer stayed invalid within the budget.
             ModelError: The model provider failed.
         """
         context = self.conversations.open(conversation_id, durable=durable)
+        return await self._run_in(context, Message.user(self.render_input(input)))
+
+    async def resume(self, conversation_id: str) -> OutputT:
+        """Continue the durable run paused in ``conversation_id``, to its final answer.
+
+        Any thinker of the same class may resume it, in any process, once every pending
+        approval is decided: each approved call passes the call door again (availability,
+        read-only, input, permission; its approval stands for a ``confirm`` only when it was
+        given for exactly these arguments) and runs, once, even if the run is resumed twice;
+        a rejected call is refused with the rejection's reason, an expired one as expired.
+        Then one results message answers every tool use of the paused answer, in order, the
+        results of the calls that ran before the pause included, and the loop goes on.
+
+        Raises:
+            RunPaused: Some approval is still pending (nothing ran), or the run paused again.
+            NotPaused: The conversation has no paused turn (it was never paused, or it was
+                resumed already).
+            ConversationBusy: Another process has the conversation open for writing.
+            ThinkerIterationLimit: As `run` raises it (and `ResponseError`, `ModelError`).
+        """
+        context = self.conversations.open(conversation_id, durable=True)
+        return await self._run_in(context, None)
+
+    async def _run_in(self, context: ConversationContext, objective: Message | None) -> OutputT:
+        """Run the loop over ``context`` from ``objective``, or from its paused turn."""
         self._context = context
         self._usage = Usage()
         self._tool_failures = []
+        self._pausable = context.durable
         try:
             ThinkerBase._enter_conversation(self, context)  # its skills are the run's
-            context.append(Message.user(self.render_input(input)))
+            if objective is not None:
+                context.append(objective)
+            else:
+                await self._resume_turn(context)
             return await self.think(context)
         finally:
+            self._pausable = False
             self._transcript = render_transcript(context.messages)
             self.last_usage = self._usage
             self.last_tool_failures = tuple(self._tool_failures)
@@ -201,19 +264,124 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
                 registry=self.registry,
                 approver=ThinkerBase.approver_now(self),
                 audit=self._call_audit(),
+                durable=DurableApprovals(pausable=True) if self._pausable else None,
             )
+            ran = paused = False
             try:
                 await execution.run()
+                ran = True
             finally:  # a cancelled turn still answers every tool use
                 self.note_palette(context.id)  # a tool granted in this turn is seen
                 report = execution.report()
                 self.record_tool_failures(report.failures)
-                results = report.results_message()
-                # Artifact custody: a large output is kept aside, a preview goes in the turn.
-                context.append(context.artifacts.custody_results(results))
+                # A turn that pauses is answered when it is resumed, in one results message.
+                paused = ran and bool(report.pending)
+                if not paused:
+                    results = report.results_message()
+                    # Artifact custody: a large output is kept aside, a preview goes in the turn.
+                    context.append(context.artifacts.custody_results(results))
+            if paused:
+                raise self._pause(context, execution, report)
         raise ThinkerIterationLimit(
             f"{type(self).__name__} reached {self.max_iterations} turns without a final answer"
         )
+
+    # -- durable pauses -----------------------------------------------------------------------
+
+    def approval_store(self) -> ApprovalStore:
+        """Where this thinker's durable runs keep their pending approvals.
+
+        `approvals` when set; else a `SQLiteApprovalStore` at `default_approvals_path` of the
+        conversations' file (``approvals.sqlite3`` beside it, or ``$NUCLEO_APPROVALS``), or,
+        for conversations kept in memory, a `MemoryApprovalStore` of this thinker's.
+        """
+        if self.approvals is None:
+            from nucleo_core.guard.approval_store import (
+                MemoryApprovalStore,
+                SQLiteApprovalStore,
+                default_approvals_path,
+            )
+
+            path = self.conversations.path
+            self.approvals = (
+                MemoryApprovalStore()
+                if path == ":memory:"
+                else SQLiteApprovalStore(default_approvals_path(path))
+            )
+        return self.approvals
+
+    def _pause(
+        self, context: ConversationContext, execution: ToolExecution, report: ExecutionReport
+    ) -> RunPaused:
+        """Keep the paused turn, file its approvals, and say so (see `run`)."""
+        from nucleo_core.hub._audit import requester_of
+        from nucleo_core.thinking._execution_pause import pause_turn
+
+        requester = requester_of(self)
+        chain = [*requester.parents, f"{requester.thinker_class}#{requester.thinker_id}"]
+        records = pause_turn(
+            context,
+            execution,
+            report,
+            thinker=requester.thinker_class,
+            requested_by=" > ".join(chain),
+            expiry=self.approval_expiry,
+        )
+        # Filed once the conversation keeps the turn: a visible approval always has its pause.
+        self.approval_store().add(records)
+        return RunPaused(context.id, records)
+
+    async def _resume_turn(self, context: ConversationContext) -> None:
+        """Settle the paused turn of ``context``: run what was approved, answer every use."""
+        from nucleo_core.thinking._execution_pause import PAUSED_TURN, load_paused
+
+        paused = load_paused(context)
+        if paused is None:
+            raise NotPaused(
+                context.id, "it has no paused turn (it never paused, or it was resumed)"
+            )
+        if len(context.messages) > paused.turn + 1:
+            # The results message went in before the pause record was cleared: finish that.
+            context.set_metadata(PAUSED_TURN, None)
+            return
+        store = self.approval_store()
+        store.add(paused.records)  # files again any approval the paused process did not
+        decided = {}
+        waiting = []
+        for kept in paused.records:
+            record = store.get(kept.id) or kept
+            if record.status_at() == "pending":
+                waiting.append(record)
+            decided[record.call_id] = record
+        if waiting:
+            raise RunPaused(context.id, waiting)
+        self.reconcile_tool_registry()
+        self.note_palette(context.id)
+        execution = self._executor.prepare(
+            paused.calls,
+            check=partial(call_door, self),
+            parent=self,
+            policy=self.execution,
+            conversation=context,
+            registry=self.registry,
+            approver=None,
+            audit=self._call_audit(),
+            durable=DurableApprovals(answered=paused.answered, decided=decided, store=store),
+        )
+        try:
+            await execution.run()
+        finally:  # however the resumed calls end, the paused answer is answered whole
+            report = execution.report()
+            self.record_tool_failures(report.failures)
+            assistant = context.messages[paused.turn]
+            results: tuple[ToolResultBlock, ...] = (
+                reconcile_results(assistant, report.results)
+                if assistant.tool_uses
+                else report.results
+            )
+            message = Message(role="user", content=results)
+            context.append(context.artifacts.custody_results(message))
+            context.set_metadata(PAUSED_TURN, None)
 
     def _call_audit(self) -> CallAudit | None:
         """This turn's writer of the call records, when the hub keeps an audit log."""
