@@ -30,7 +30,10 @@ Sections:
         calls), next to pydantic-ai (FunctionModel) and the OpenAI Agents SDK (scripted Model);
     (j) one MCP tool call through nucleo's provider and client pool (entered on the caller's
         loop), next to the MCP SDK's own ``ClientSession.call_tool`` on the same stdio test
-        server, on each protocol (needs the ``mcp`` extra).
+        server, on each protocol (needs the ``mcp`` extra);
+    (l) `ToolIndex`: building an index of 5,000 tools, a query over 20,000, widening and
+        narrowing that catalog by one tool next to a rebuild, and retrieval quality against
+        plain BM25 on the development set (benchmarks/data/tool_retrieval.json).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from bench_imports import run_imports_section
 from bench_loop import run_loop_overhead_section, run_parallel_tools_section
 from bench_mcp import run_mcp_section
 from bench_plugins import run_cold_catalog_section, run_turn_definitions_section
+from bench_search import run_search_section
 from bench_tools import run_tools_section
 
 _DISTRIBUTIONS = (
@@ -112,8 +116,11 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--mcp-rounds", type=_positive, default=9, help="blocks of calls in (j)")
     parser.add_argument(
+        "--search-rounds", type=_positive, default=7, help="interleaved timed rounds in (l)"
+    )
+    parser.add_argument(
         "--sections",
-        default="abcdefghij",
+        default="abcdefghijl",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -137,6 +144,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.parallel_runs = 2
         arguments.loop_runs, arguments.loop_rounds = 50, 2
         arguments.mcp_calls, arguments.mcp_rounds = 30, 3
+        arguments.search_rounds = 2
     return arguments
 
 
@@ -231,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if "j" in sections:
         plan.append(("j", lambda: run_mcp_section(arguments.mcp_calls, arguments.mcp_rounds)))
+    if "l" in sections:
+        plan.append(("l", lambda: run_search_section(rounds=arguments.search_rounds)))
     for name, measure in plan:
         verdicts += _run_section(name, measure, arguments.repeats)
     _print_summary(verdicts)

@@ -1,6 +1,6 @@
 """What of a tool is searchable, and how names, schemas and queries become words.
 
-The index stores four text fields per tool; the search engine's analyzer (lower-casing, ASCII
+The index stores three text fields per tool; the search engine's analyzer (lower-casing, ASCII
 folding, stop words, an English Snowball stemmer) runs on all of them and on the query, so
 "Listing issues" and ``list_issues`` meet at ``list`` + ``issu``. What this module adds is what
 a general-purpose analyzer does not know about tools:
@@ -9,7 +9,7 @@ a general-purpose analyzer does not know about tools:
   ``_``, ``-``, ``.``, ``/``, ``:`` and camelCase, and the whole name is kept as one more word
   (so a query naming the tool exactly matches it above any paraphrase);
 * **parameters say what a tool is about**: the name of every property (nested ones too, to a
-  bounded depth) and its description, title and short enum values are indexed in fields of
+  bounded depth) and its description, title and short enum values are indexed in a field of
   their own, weighted below the name and the description;
 * **bounded work**: a description, a parameter description, the number of parameters, the
   nesting depth and the query are each cut at a fixed size, so a huge or hostile schema
@@ -22,10 +22,11 @@ a general-purpose analyzer does not know about tools:
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from nucleo_core.tools.spec import ToolSpec
 
@@ -67,6 +68,10 @@ _STOP_TEXT = (
 STOP_WORDS = tuple(_STOP_TEXT.split())
 
 _SEPARATORS = re.compile(r"[\s_\-./:]+")
+# A name that is one lower-case word already (most parameter names).
+_PLAIN = re.compile(r"[a-z][a-z0-9]*")
+# A lower-case snake_case name (most tool names): split at "_" without the general rules.
+_SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
 # Upper-case runs before a capitalised word (HTTPServer -> HTTP, Server), capitalised or
 # lower-case words with trailing digits (oauth2Token -> oauth2, Token), digit runs.
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
@@ -121,17 +126,16 @@ class ToolText:
     """The searchable text of one tool, one string per indexed field.
 
     Attributes:
-        name: The name's words and the whole name, space-separated (plus the display name).
+        name: The name's words and the whole name, space-separated (plus the display name's).
         description: The name's words, then the description (cut at `MAX_DESCRIPTION_CHARS`):
             scored as one text, as plain BM25 over name and description would.
-        parameters: Every indexed parameter's name, split like a tool name, plus whole.
-        parameter_text: The parameters' descriptions, titles and short enum values.
+        parameters: Every indexed parameter's name, split like a tool name, then the
+            parameters' descriptions, titles and short enum values.
     """
 
     name: str
     description: str
     parameters: str
-    parameter_text: str
 
 
 def name_words(name: str) -> list[str]:
@@ -140,6 +144,17 @@ def name_words(name: str) -> list[str]:
     ``getPullRequest`` gives ``get pull request getpullrequest``; ``list_issues`` gives
     ``list issues list_issues``; ``search`` gives ``search``.
     """
+    return list(_split(name))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _split(name: str) -> tuple[str, ...]:
+    # Cached: parameter names ("path", "owner", "repo") recur across a catalog's tools, and
+    # a query's words across queries.
+    if _PLAIN.fullmatch(name):
+        return (name,)
+    if _SNAKE.fullmatch(name):
+        return (*name.split("_"), name)
     words: list[str] = []
     for part in _SEPARATORS.split(name):
         if not part:
@@ -150,7 +165,7 @@ def name_words(name: str) -> list[str]:
     whole = name.strip().lower()
     if whole and (len(words) != 1 or words[0] != whole):
         words.append(whole)
-    return words
+    return tuple(words)
 
 
 def tool_text(spec: ToolSpec) -> ToolText:
@@ -163,65 +178,77 @@ def tool_text(spec: ToolSpec) -> ToolText:
     parameters: list[str] = []
     texts: list[str] = []
     for parameter_name, schema in _parameters(spec.input_schema):
-        parameters.extend(name_words(parameter_name))
-        for key in ("description", "title"):
-            text = schema.get(key)
-            if isinstance(text, str):
-                texts.append(text[:MAX_PARAMETER_DESCRIPTION_CHARS])
+        words = _split(parameter_name)
+        # The whole name is left out: the field's tokenizer would split it into the same words.
+        parameters.extend(words[:-1] if len(words) > 1 else words)
+        text = schema.get("description")
+        if type(text) is str:
+            texts.append(text[:MAX_PARAMETER_DESCRIPTION_CHARS])
+        text = schema.get("title")
+        if type(text) is str:
+            texts.append(text[:MAX_PARAMETER_DESCRIPTION_CHARS])
         values = schema.get("enum")
-        if isinstance(values, list):
+        if type(values) is list:
             texts.extend(
                 value
                 for value in values[:MAX_ENUM_VALUES]
-                if isinstance(value, str) and len(value) <= MAX_ENUM_CHARS
+                if type(value) is str and len(value) <= MAX_ENUM_CHARS
             )
     return ToolText(
         name=" ".join(name),
         description=f"{spoken}\n{spec.description[:MAX_DESCRIPTION_CHARS]}",
-        parameters=" ".join(parameters),
-        parameter_text="\n".join(texts),
+        parameters=" ".join(parameters) + "\n" + "\n".join(texts),
     )
 
 
-def _parameters(schema: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    # A dict is by far the common case; the ABC check is several times slower.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _parameters(schema: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """(name, schema) of every property, breadth first, bounded in count and depth."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
     frontier: list[Mapping[str, Any]] = [schema]
     definitions = schema.get("$defs")
-    if isinstance(definitions, Mapping):
-        frontier.extend(value for value in definitions.values() if isinstance(value, Mapping))
-    count = 0
+    if _is_mapping(definitions):
+        frontier.extend(value for value in definitions.values() if _is_mapping(value))
     for _depth in range(MAX_DEPTH):
         following: list[Mapping[str, Any]] = []
         for node in frontier:
-            for child in _children(node):
+            for child in _alike(node):
                 properties = child.get("properties")
-                if not isinstance(properties, Mapping):
+                if not _is_mapping(properties):
                     continue
                 for key, value in properties.items():
-                    if not isinstance(key, str) or not isinstance(value, Mapping):
+                    if type(key) is not str or not _is_mapping(value):
                         continue
-                    yield key, value
-                    count += 1
-                    if count >= MAX_PARAMETERS:
-                        return
-                    following.append(value)
+                    found.append((key, value))
+                    if len(found) >= MAX_PARAMETERS:
+                        return found
+                    if _NESTING.intersection(value):
+                        following.append(value)
         frontier = following
         if not frontier:
-            return
+            break
+    return found
 
 
-def _children(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """The node itself and the schemas that describe the same value (items, any/one/allOf)."""
-    yield node
+#: Keys through which a property's schema holds properties of its own.
+_NESTING = frozenset({"properties", "items", "anyOf", "oneOf", "allOf"})
+
+
+def _alike(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The node and the schemas that describe the same value (items, any/one/allOf)."""
+    alike = [node]
     items = node.get("items")
-    if isinstance(items, Mapping):
-        yield items
+    if _is_mapping(items):
+        alike.append(items)
     for key in ("anyOf", "oneOf", "allOf"):
         options = node.get(key)
-        if isinstance(options, list):
-            for option in options[:8]:
-                if isinstance(option, Mapping):
-                    yield option
+        if type(options) is list:
+            alike.extend(option for option in options[:8] if _is_mapping(option))
+    return alike
 
 
 def query_words(query: str) -> list[str]:
@@ -232,7 +259,7 @@ def query_words(query: str) -> list[str]:
     """
     words: list[str] = []
     for token in _IDENTIFIER.findall(query[:MAX_QUERY_CHARS]):
-        words.extend(name_words(token))
+        words.extend(_split(token))
     stop = _STOP
     unique = [word for word in dict.fromkeys(words) if word not in stop]
     return unique[:MAX_QUERY_WORDS]

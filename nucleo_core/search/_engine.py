@@ -2,15 +2,19 @@
 
 Imported only when the first index is built, so ``import nucleo_core`` never loads tantivy.
 
-One tantivy document per tool: an integer ``id`` (the key `ToolIndex` maps back to a name),
-the four weighted text fields of `ToolText`, and ``whole``, the lower-cased name as a single
-term, for suggestions. Additions are written to the open writer and committed lazily, on the
-next search, so widening a catalog by a tool costs that tool's indexing only; tantivy keeps
-each commit as a segment and computes term statistics over all segments at query time, so a
-search after additions scores exactly as a fresh index of the same tools. A removal deletes
-the tool's document at once (it is never returned again), but, as in Lucene, its terms keep
-counting in document frequencies until the segment is merged; `ToolIndex` rebuilds the
-engine (from the text it already analysed) once removed tools pass a share of the index.
+One tantivy document per tool: an integer ``id`` (the key `ToolIndex` maps back to a name)
+and the three weighted text fields of `ToolText`; the name field holds the whole name as one
+term too, which suggestions match with a Levenshtein automaton. (A separate raw field for
+the whole name cost a third of the commit time of an index, for nothing the name field
+lacks.)
+
+Additions are written to the open writer and committed lazily, on the next search, so widening
+a catalog by a tool costs that tool's indexing only; tantivy keeps each commit as a segment and
+computes term statistics over all segments at query time, so a search after additions scores
+exactly as a fresh index of the same tools. A removal deletes the tool's document at once (it
+is never returned again), but, as in Lucene, its terms keep counting in document frequencies
+until the segment is merged; `ToolIndex` rebuilds the engine (from the text it already
+analysed) once removed tools pass a share of the index.
 """
 
 from __future__ import annotations
@@ -30,16 +34,17 @@ from nucleo_core.search._analysis import STOP_WORDS, SYNONYM_GROUPS, ToolText
 __all__ = ["TEXT_FIELDS", "Engine"]
 
 #: The weighted text fields, in `ToolText`'s order.
-TEXT_FIELDS = ("name", "description", "parameters", "parameter_text")
-#: Fields whose text arrives already split into words (names, parameter names).
-_WORD_FIELDS = frozenset({"name", "parameters"})
+TEXT_FIELDS = ("name", "description", "parameters")
+#: The field whose text arrives already split into words (and keeps whole names whole).
+_WORD_FIELDS = frozenset({"name"})
 
 _WORDS_TOKENIZER = "nucleo_words"
 _TEXT_TOKENIZER = "nucleo_text"
 # tantivy's floor is 15 MB per writer thread; one thread keeps an index's footprint small
 # and its additions in order.
 _WRITER_HEAP = 20_000_000
-_LONGEST_TERM = 48
+# Long enough for a whole tool name (providers cap names at 64 characters).
+_LONGEST_TERM = 64
 
 
 def _analyzer(tokenizer: tantivy.Tokenizer, *, stop_words: bool) -> tantivy.TextAnalyzer:
@@ -81,7 +86,6 @@ class Engine:
         for field in TEXT_FIELDS:
             tokenizer = _WORDS_TOKENIZER if field in _WORD_FIELDS else _TEXT_TOKENIZER
             builder.add_text_field(field, tokenizer_name=tokenizer, index_option="freq")
-        builder.add_text_field("whole", tokenizer_name="raw", index_option="basic")
         self._schema = builder.build()
         self._index = tantivy.Index(self._schema)
         # Names and parameter names arrive split by `name_words`; their stop words are kept
@@ -94,14 +98,10 @@ class Engine:
         self._pending = False
         self._searcher: tantivy.Searcher | None = None
 
-    def add(self, doc_id: int, whole: str, text: ToolText) -> None:
+    def add(self, doc_id: int, text: ToolText) -> None:
         """Write one tool's document (visible from the next search on)."""
         document = tantivy.Document(
-            name=text.name,
-            description=text.description,
-            parameters=text.parameters,
-            parameter_text=text.parameter_text,
-            whole=whole,
+            name=text.name, description=text.description, parameters=text.parameters
         )
         document.add_integer("id", doc_id)
         self._writer.add_document(document)
@@ -113,7 +113,7 @@ class Engine:
         self._pending = True
 
     def word_terms(self, word: str) -> list[str]:
-        """The terms a query word is looked up as in the name and parameter-name fields."""
+        """The terms a query word is looked up as in the name field."""
         return self._words.analyze(word)
 
     def text_terms(self, word: str) -> list[str]:
@@ -130,10 +130,10 @@ class Engine:
         query = tantivy.Query.term_query(self._schema, field, term, index_option="freq")
         return tantivy.Query.boost_query(query, boost)
 
-    def fuzzy_whole(self, whole: str, distance: int) -> tantivy.Query:
-        """Whole names within ``distance`` edits (a transposition counts as one)."""
+    def fuzzy_name(self, term: str, distance: int) -> tantivy.Query:
+        """Name terms within ``distance`` edits of ``term`` (a transposition counts as one)."""
         return tantivy.Query.fuzzy_term_query(
-            self._schema, "whole", whole, distance=distance, transposition_cost_one=True
+            self._schema, "name", term, distance=distance, transposition_cost_one=True
         )
 
     @staticmethod
@@ -174,9 +174,9 @@ class Engine:
         return int(self._current().num_docs)
 
     @staticmethod
-    def load(documents: Iterable[tuple[int, str, ToolText]]) -> Engine:
-        """A new engine holding ``documents`` (id, whole name, text)."""
+    def load(documents: Iterable[tuple[int, ToolText]]) -> Engine:
+        """A new engine holding ``documents`` (id, text)."""
         engine = Engine()
-        for doc_id, whole, text in documents:
-            engine.add(doc_id, whole, text)
+        for doc_id, text in documents:
+            engine.add(doc_id, text)
         return engine

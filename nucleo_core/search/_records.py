@@ -51,6 +51,9 @@ def read_records(records: Iterable[ToolRecord]) -> list[ToolSpec]:
 
 
 def _read(position: int, record: object) -> ToolSpec:
+    # A plain dict first: the common case of a large catalog, and the cheapest check.
+    if type(record) is dict:
+        return _from_mapping(position, record)
     if isinstance(record, ToolSpec):
         _check_name(position, record.name)
         if not isinstance(record.description, str):

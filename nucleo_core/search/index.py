@@ -23,7 +23,7 @@ default path of a core feature (`search_tools`), and it must work wherever nucle
 
 Ranking: every query word is looked up in four fields, each BM25-scored and weighted
 (`FIELD_WEIGHTS`): the tool's name split into words (and whole), its name's words with its
-description, its parameters' names and their descriptions; a word's synonyms in tool
+description, and its parameters' names with their descriptions; a word's synonyms in tool
 vocabulary count at `SYNONYM_WEIGHT` of the word itself (see `nucleo_core.search._analysis`).
 """
 
@@ -54,15 +54,14 @@ __all__ = ["FIELD_WEIGHTS", "SYNONYM_WEIGHT", "ToolIndex"]
 
 #: How much a match in each field counts. The description field holds the name's words too
 #: (name and description scored as one text, as plain BM25 would), so ``name`` is a bonus on
-#: top of it (for the name's own words and the exact whole name); a parameter's name and its
-#: description count least. Chosen on the development set's ``dev`` half only (see
+#: top of it (for the name's own words and the exact whole name); the parameters' names and
+#: descriptions count least. Chosen on the development set's ``dev`` half only (see
 #: benchmarks/bench_search.py): a name weighted above the text (3x) ranked tools that share
 #: a name word (every ``slack_*`` tool for "slack") above the one the query describes.
 FIELD_WEIGHTS: Final = {
     "name": 0.4,
     "description": 1.0,
-    "parameters": 0.4,
-    "parameter_text": 0.2,
+    "parameters": 0.3,
 }
 #: A synonym's weight relative to the word the query used.
 SYNONYM_WEIGHT: Final = 0.2
@@ -166,7 +165,7 @@ class ToolIndex:
                 self._next_id += 1
                 self._entries[spec.name] = _Entry(doc_id, spec, text)
                 self._by_id[doc_id] = spec.name
-                engine.add(doc_id, spec.name.lower(), text)
+                engine.add(doc_id, text)
             self._compact_if_worn()
 
     def remove(self, names: Iterable[str]) -> int:
@@ -204,7 +203,7 @@ class ToolIndex:
             from nucleo_core.search._engine import Engine
 
             self._engine = Engine.load(
-                (entry.doc_id, name.lower(), entry.text) for name, entry in self._entries.items()
+                (entry.doc_id, entry.text) for entry in self._entries.values()
             )
             self._removed = 0
 
@@ -258,7 +257,8 @@ class ToolIndex:
                 return []
             engine = self._engine_now()
             words = name_words(wanted)
-            clauses = [engine.fuzzy_whole(wanted, 2 if len(wanted) > 4 else 1)]
+            distance = 2 if len(wanted) > 4 else 1
+            clauses = [engine.fuzzy_name(term, distance) for term in engine.word_terms(wanted)]
             for word in dict.fromkeys(words):
                 clauses.extend(engine.term("name", term, 1.0) for term in engine.word_terms(word))
             candidates = {
@@ -329,7 +329,7 @@ def _ranking_query(engine: Engine, words: list[str]) -> tantivy.Query | None:
         seen.add(key)
         fields: list[tantivy.Query] = []
         for field, field_weight in FIELD_WEIGHTS.items():
-            terms = word_terms if field in ("name", "parameters") else text_terms
+            terms = word_terms if field == "name" else text_terms
             # A word the text analyser splits (an identifier such as list_issues) is looked
             # up in free text through its parts, which are query words of their own.
             if len(terms) == 1:
