@@ -16,6 +16,7 @@ import click
 
 from nucleo_core import __version__
 from nucleo_core.cli import render
+from nucleo_core.cli.approvals import approvals
 from nucleo_core.cli.ask import ask
 from nucleo_core.cli.audit import audit
 from nucleo_core.cli.catalog import catalog
@@ -26,6 +27,7 @@ from nucleo_core.cli.hub import loaded_hub
 from nucleo_core.cli.links import DOCS_URL, docs_page
 from nucleo_core.cli.mcp import mcp
 from nucleo_core.cli.plugins import plugins
+from nucleo_core.cli.resume import resume
 from nucleo_core.cli.run import run
 from nucleo_core.cli.skills import skills
 from nucleo_core.cli.sources import CollectedTools, ToolSourceError, collect_registry
@@ -151,6 +153,8 @@ nucleo.add_command(chat)
 nucleo.add_command(demo)
 nucleo.add_command(mcp)
 nucleo.add_command(audit)
+nucleo.add_command(approvals)
+nucleo.add_command(resume)
 
 
 def main(args: Sequence[str] | None = None) -> None:

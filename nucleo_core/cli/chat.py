@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from nucleo_core.cli.approvals import terminal_approver
 from nucleo_core.cli.catalog import load_thinker_class
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.resume import guard_the_hub
 from nucleo_core.cli.running import (
     AnswerPrinter,
     build_thinker,
@@ -78,6 +80,7 @@ def chat(
     conversations = ConversationService()
     hub = loaded_hub(mcp_servers=True)  # closed when the chat ends: its MCP servers stop
     try:
+        guard_the_hub(hub, only_if_configured=True)  # the project's [guard], when it has one
         instance: ChatThinker = build_thinker(
             thinker_class,
             thinker,
@@ -90,6 +93,8 @@ def chat(
     except BaseException:
         hub.close()
         raise
+    if sys.stdin.isatty() and instance.approver is None:
+        instance.approver = terminal_approver  # a person at the terminal says yes or no
     printer = AnswerPrinter()
     instance.listeners.append(printer)
     resumed = conversation_id is not None and conversations.exists(conversation_id)

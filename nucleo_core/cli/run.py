@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import click
 
 from nucleo_core.cli import render
+from nucleo_core.cli.approvals import terminal_approver
 from nucleo_core.cli.catalog import load_thinker_class
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.resume import guard_the_hub
 from nucleo_core.cli.running import (
     AnswerPrinter,
     as_json,
@@ -86,9 +89,12 @@ def run(
     seat = model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
     hub = loaded_hub(mcp_servers=True)
     try:
+        guard_the_hub(hub, only_if_configured=True)  # the project's [guard], when it has one
         instance: Thinker[Any, Any] = build_thinker(
             thinker_class, thinker, declaration, hub=hub, catalog=catalog, pin=pin
         )
+        if sys.stdin.isatty() and instance.approver is None:
+            instance.approver = terminal_approver  # a person at the terminal says yes or no
         printer = AnswerPrinter()
         if not as_json_output:
             instance.listeners.append(printer)

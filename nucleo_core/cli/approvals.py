@@ -1,0 +1,194 @@
+"""``nucleo approvals``: list pending approvals; ``approve ID``, ``reject ID --reason TEXT``.
+
+The approvals are those of the durable runs that paused: ``approvals.sqlite3`` next to the
+durable conversations' file (``$NUCLEO_CONVERSATIONS``, by default
+``~/.local/share/nucleo/conversations.sqlite3``), or ``$NUCLEO_APPROVALS``, or ``--path``.
+Each approval is decided once: deciding it again, or one that expired, is an ``Error:`` line
+saying what it is (exit code 2). ``nucleo resume CONVERSATION`` then continues the run.
+"""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from nucleo_core.cli import render
+from nucleo_core.cli.command_error import CommandError
+
+if TYPE_CHECKING:
+    from nucleo_core.guard.approval_store import ApprovalRecord, SQLiteApprovalStore
+    from nucleo_core.guard.approvals import Approval, ApprovalRequest
+
+__all__ = ["approvals", "approvals_path", "terminal_approver"]
+
+
+def approvals_path(path: str | None) -> Path:
+    """The approvals' file: ``path``, else the default next to the conversations' file."""
+    if path is not None:
+        return Path(path)
+    from nucleo_core.conversations.service import default_store_path
+    from nucleo_core.guard.approval_store import default_approvals_path
+
+    return default_approvals_path(default_store_path())
+
+
+def _path_option(command: Any) -> Any:
+    return click.option(
+        "--path",
+        metavar="FILE",
+        help=(
+            "The approvals' SQLite file. Default: $NUCLEO_APPROVALS, else approvals.sqlite3 "
+            "next to the conversations' file ($NUCLEO_CONVERSATIONS)."
+        ),
+    )(command)
+
+
+def _store(path: str | None, *, must_exist: bool = True) -> SQLiteApprovalStore:
+    from nucleo_core.guard.approval_store import SQLiteApprovalStore
+
+    found = approvals_path(path)
+    if must_exist and not found.exists():
+        raise CommandError(f"no approvals are kept at {found} (no durable run has paused there)")
+    return SQLiteApprovalStore(found)
+
+
+@click.group(invoke_without_command=True)
+@_path_option
+@click.option("--all", "show_all", is_flag=True, help="List decided and expired ones too.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+@click.pass_context
+def approvals(ctx: click.Context, path: str | None, show_all: bool, as_json: bool) -> None:
+    """List the approvals paused runs wait for (the pending ones; --all for every one).
+
+    Each row shows the approval's id, the tool, its risk and source, the conversation, when it
+    was asked and when it expires, and the arguments it would authorise (the approval stands
+    for exactly these arguments). Decide one with `nucleo approvals approve ID` or `nucleo
+    approvals reject ID --reason TEXT`, then continue its run with `nucleo resume
+    CONVERSATION`.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    found = approvals_path(path)
+    records: list[ApprovalRecord] = []
+    if found.exists():
+        store = _store(path)
+        try:
+            records = store.list(status=None if show_all else "pending")
+        finally:
+            store.close()
+    if as_json:
+        render.print_json([record.to_json() for record in records])
+        return
+    if not records:
+        click.echo("No approvals are pending." if not show_all else "No approvals are kept.")
+        return
+    for record in records:
+        _print_record(record)
+
+
+@approvals.command()
+@click.argument("approval_id", metavar="ID")
+@_path_option
+@click.option("--by", "by", metavar="NAME", help="Who decides (default: your user name).")
+@click.option("--json", "as_json", is_flag=True, help="Print the decided approval as JSON.")
+def approve(approval_id: str, path: str | None, by: str | None, as_json: bool) -> None:
+    """Approve the pending approval ID: its call runs when the run is resumed."""
+    from nucleo_core.guard.approval_store import ApprovalError
+
+    store = _store(path)
+    try:
+        record = store.approve(approval_id, by=by or _user())
+    except ApprovalError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        store.close()
+    _decided(record, as_json)
+
+
+@approvals.command()
+@click.argument("approval_id", metavar="ID")
+@click.option(
+    "--reason", required=True, metavar="TEXT", help="Why: the model reads it (no secrets)."
+)
+@_path_option
+@click.option("--by", "by", metavar="NAME", help="Who decides (default: your user name).")
+@click.option("--json", "as_json", is_flag=True, help="Print the decided approval as JSON.")
+def reject(approval_id: str, reason: str, path: str | None, by: str | None, as_json: bool) -> None:
+    """Reject the pending approval ID: the resumed run tells the model REASON."""
+    from nucleo_core.guard.approval_store import ApprovalError
+
+    store = _store(path)
+    try:
+        record = store.reject(approval_id, reason, by=by or _user())
+    except ApprovalError as exc:
+        raise CommandError(str(exc)) from exc
+    finally:
+        store.close()
+    _decided(record, as_json)
+
+
+def _decided(record: ApprovalRecord, as_json: bool) -> None:
+    if as_json:
+        render.print_json(record.to_json())
+        return
+    click.echo(
+        f"Approval {record.id} {record.status}: {record.tool}. Continue the run with: "
+        f"nucleo resume {record.conversation_id}"
+    )
+
+
+def _print_record(record: ApprovalRecord) -> None:
+    import json
+
+    risk = record.risk if record.risk_declared else f"{record.risk} (undeclared)"
+    click.echo(f"{record.id}  {record.status_at()}")
+    click.echo(f"  tool:         {record.tool} ({record.source}), risk {risk}")
+    click.echo(f"  conversation: {record.conversation_id} (thinker {record.thinker})")
+    click.echo(f"  asked:        {record.requested_at.isoformat(timespec='seconds')}")
+    click.echo(f"  expires:      {record.expires_at.isoformat(timespec='seconds')}")
+    if record.decided_at is not None:
+        who = f" by {record.decided_by}" if record.decided_by else ""
+        click.echo(f"  decided:      {record.decided_at.isoformat(timespec='seconds')}{who}")
+    if record.reason:
+        click.echo(f"  reason:       {record.reason}")
+    arguments = json.dumps(dict(record.arguments), indent=2, sort_keys=True, default=str)
+    click.echo("  arguments:    " + arguments.replace("\n", "\n                "))
+
+
+def terminal_approver(request: ApprovalRequest) -> Approval:
+    """Ask on the terminal whether a ``confirm``-level call may run (``nucleo run``, ``chat``).
+
+    Shows the tool, its declared risk, its source, what made it need an approval and its
+    arguments, pretty-printed, on stderr (the answer streams on stdout), and reads yes or no.
+    Anything but yes rejects it; the end of input rejects it too.
+    """
+    import json
+
+    from nucleo_core.guard.approvals import Approval
+
+    risk = request.risk if request.risk_declared else f"{request.risk} (undeclared)"
+    arguments = json.dumps(dict(request.arguments), indent=2, sort_keys=True, default=str)
+    click.echo("", err=True)
+    click.echo(f"The model wants to call {request.tool} — it needs your approval.", err=True)
+    click.echo(f"  risk:      {risk}", err=True)
+    click.echo(f"  source:    {request.source}", err=True)
+    if request.decided_by:
+        click.echo(f"  because:   {request.decided_by}", err=True)
+    click.echo("  arguments: " + arguments.replace("\n", "\n             "), err=True)
+    try:
+        approved = click.confirm("Run it?", default=False, err=True)
+    except click.Abort:  # end of input, or Ctrl-C at the question: not approved
+        approved = False
+    if approved:
+        return Approval(True)
+    return Approval(False, "the user did not approve it at the terminal")
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in this environment: the decision still names its tool
+        return "cli"

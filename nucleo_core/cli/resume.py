@@ -1,0 +1,188 @@
+"""``nucleo resume CONVERSATION``: continue a durable run that paused for approvals.
+
+The conversation is read from the durable conversations' file (``$NUCLEO_CONVERSATIONS``),
+its pending approvals from the approvals' file beside it (``$NUCLEO_APPROVALS``). The thinker
+class is the one that paused (its qualified name is kept with each approval), or
+``--thinker``. It is built as ``nucleo run`` builds one, on a hub whose permission guard is
+the project's (`discover_guard_config`), so each approved call passes the call door again.
+A run still waiting (an approval is pending) prints what it waits for and exits 3.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from nucleo_core.cli import render
+from nucleo_core.cli.catalog import load_thinker_class
+from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.running import (
+    as_json,
+    as_text,
+    build_thinker,
+    declaration_of,
+    discover_catalog,
+    model_failure,
+    model_settings,
+    model_settings_options,
+    resolve_seat,
+)
+
+if TYPE_CHECKING:
+    from nucleo_core.conversations import ConversationService
+    from nucleo_core.hub import ToolHub
+
+__all__ = ["STILL_PAUSED_EXIT_CODE", "guard_the_hub", "resume"]
+
+#: The exit code of a resume that is still waiting for an approval.
+STILL_PAUSED_EXIT_CODE = 3
+
+
+class _StillPaused(click.ClickException):
+    exit_code = STILL_PAUSED_EXIT_CODE
+
+
+def guard_the_hub(hub: ToolHub, *, only_if_configured: bool = False) -> None:
+    """Give ``hub`` the project's permission guard (`discover_guard_config`), if it has none.
+
+    Args:
+        hub: The command's hub.
+        only_if_configured: Only when the project declares a guard configuration (``nucleo
+            run`` and ``nucleo chat``); else the defaults too (``nucleo resume``).
+
+    Raises:
+        CommandError: The project's guard configuration is malformed.
+    """
+    if hub.guard is not None:
+        return
+    from nucleo_core.guard import GuardConfigError, PermissionGuard, discover_guard_config
+
+    try:
+        config = discover_guard_config()
+    except GuardConfigError as exc:
+        raise CommandError(str(exc)) from exc
+    if only_if_configured and config.project is None:
+        return
+    hub.guard = PermissionGuard(config.policy, hub.plugins, hook_timeout=config.hook_timeout)
+
+
+@click.command()
+@model_settings_options
+@click.argument("conversation_id", metavar="CONVERSATION")
+@click.option(
+    "--thinker",
+    "thinker",
+    metavar="THINKER",
+    help=(
+        "The thinker class, as for `nucleo run`. Default: the class that paused, by its "
+        "qualified name (package.module.ClassName)."
+    ),
+)
+@click.option("--model", "pin", metavar="ENTRY", help="The model, as for `nucleo run`.")
+@click.option(
+    "--json", "as_json_output", is_flag=True, help="Print one JSON object (the answer...)."
+)
+def resume(
+    conversation_id: str,
+    thinker: str | None,
+    pin: str | None,
+    as_json_output: bool,
+    **settings: float | int | None,
+) -> None:
+    """Continue the durable run paused in CONVERSATION, once its approvals are decided.
+
+    Approved calls run (once), rejected ones tell the model the reason, expired ones are
+    rejected as expired; the run then goes on to its final answer, printed as `nucleo run`
+    prints it. While an approval is still pending, nothing runs: the pending approvals are
+    listed and the command exits 3 (`nucleo approvals` decides them).
+    """
+    from nucleo_core.conversations import ConversationService
+    from nucleo_core.errors import NotPaused, RunPaused
+    from nucleo_core.thinking.thinker import Thinker
+
+    conversations = ConversationService()
+    try:
+        path = thinker or _paused_thinker(conversations, conversation_id)
+        thinker_class = load_thinker_class(path)
+        if not issubclass(thinker_class, Thinker):
+            raise CommandError(f"'{path}' cannot resume a run: it is not a Thinker")
+        declaration = declaration_of(thinker_class)
+        catalog = discover_catalog()
+        seat = model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
+        hub = loaded_hub(mcp_servers=True)
+        try:
+            guard_the_hub(hub)
+            instance: Thinker[Any, Any] = build_thinker(
+                thinker_class,
+                path,
+                declaration,
+                hub=hub,
+                catalog=catalog,
+                conversations=conversations,
+                pin=pin,
+            )
+
+            async def resuming() -> Any:
+                try:
+                    return await instance.resume(conversation_id)
+                finally:
+                    await catalog.aclose()
+
+            try:
+                answer = asyncio.run(resuming())
+            except RunPaused as paused:
+                lines = [f"{a.id}  {a.tool} ({a.source})" for a in paused.approvals]
+                raise _StillPaused(
+                    f"the run in conversation {conversation_id} still waits for "
+                    f"{len(lines)} approval(s):\n  "
+                    + "\n  ".join(lines)
+                    + "\ndecide them with `nucleo approvals approve|reject ID`, then resume again"
+                ) from paused
+            except NotPaused as exc:
+                raise CommandError(str(exc)) from exc
+            except Exception as exc:
+                raise model_failure(exc, seat, path) from exc
+        finally:
+            hub.close()
+    finally:
+        conversations.shutdown()
+    if as_json_output:
+        render.print_json(
+            {
+                "conversation": conversation_id,
+                "thinker": f"{thinker_class.__module__}.{thinker_class.__qualname__}",
+                "model": seat.id,
+                "answer": as_json(answer),
+            }
+        )
+    else:
+        click.echo(as_text(answer))
+
+
+def _paused_thinker(conversations: ConversationService, conversation_id: str) -> str:
+    """The qualified class name of the thinker that paused ``conversation_id``."""
+    from nucleo_core.conversations import ConversationError
+    from nucleo_core.thinking._execution_pause import load_paused
+
+    if not conversations.exists(conversation_id):
+        raise CommandError(
+            f"no durable conversation {conversation_id} in {conversations.path} (set "
+            "$NUCLEO_CONVERSATIONS to the file the run kept it in)"
+        )
+    try:
+        context = conversations.open(conversation_id, durable=True)
+        try:
+            paused = load_paused(context)
+        finally:
+            conversations.close(context)
+    except ConversationError as exc:
+        raise CommandError(str(exc)) from exc
+    if paused is None or not paused.records:
+        raise CommandError(
+            f"conversation {conversation_id} cannot be resumed: it has no paused turn (it "
+            "never paused, or it was resumed)"
+        )
+    return paused.records[0].thinker
