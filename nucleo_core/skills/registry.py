@@ -155,7 +155,12 @@ class SkillRegistry:
         resolution = self.tool_aliases.resolve(skill.allowed_tools, known=known)
         if not resolution.unresolved:
             return skill
-        logger.warning(
+        # Another agent's tool names (Claude Code's Read, Bash(...)) can only be aliases: a
+        # warning. A plain name may be a tool a thinker defines in code, which loading cannot
+        # see: it is kept on the skill and logged at INFO; attaching tells for sure.
+        foreign = [entry for entry in resolution.unresolved if _foreign(entry)]
+        logger.log(
+            logging.WARNING if foreign else logging.INFO,
             "skill %r: its allowed-tools %s name no tool installed here (no pack or plugin "
             "provides a tool of that name, and no alias maps it); while the skill is attached "
             "they allow nothing%s. Map each to nucleo tools under [tool.nucleo.skills.aliases] "
@@ -317,6 +322,32 @@ class SkillRegistry:
 
     def __repr__(self) -> str:
         return f"<SkillRegistry {len(self._skills)} skills>"
+
+
+#: Tools of other agents (Claude Code's) that skills name in allowed-tools: never a nucleo tool.
+_FOREIGN_TOOLS = frozenset(
+    {
+        "Bash",
+        "Edit",
+        "Glob",
+        "Grep",
+        "LS",
+        "MultiEdit",
+        "NotebookEdit",
+        "NotebookRead",
+        "Read",
+        "Task",
+        "TodoWrite",
+        "WebFetch",
+        "WebSearch",
+        "Write",
+    }
+)
+
+
+def _foreign(entry: str) -> bool:
+    """Whether ``entry`` is another agent's tool: an argument pattern, or a name it defines."""
+    return "(" in entry or entry in _FOREIGN_TOOLS or entry.startswith("mcp__")
 
 
 def _narrowing(resolution: ToolResolution, known: Collection[str] | None) -> str:

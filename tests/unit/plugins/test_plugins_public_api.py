@@ -30,7 +30,7 @@ def test_all_is_exactly_the_exported_names_in_ruff_order() -> None:
     assert exported == sorted(set(exported), key=_ruff_order)
 
 
-def test_the_hook_specifications_are_the_eight_documented_hooks() -> None:
+def test_the_hook_specifications_are_the_nine_documented_hooks() -> None:
     """The host registers exactly the hooks hookspecs lists."""
     assert hookspecs.__all__ == [
         "nucleo_admit_skill",
@@ -40,6 +40,7 @@ def test_the_hook_specifications_are_the_eight_documented_hooks() -> None:
         "nucleo_permission",
         "nucleo_reconcile_catalog",
         "nucleo_skill_sources",
+        "nucleo_skill_tool_aliases",
         "nucleo_system_wide_tools",
     ]
 
