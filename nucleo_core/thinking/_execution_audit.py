@@ -69,11 +69,27 @@ class CallAudit:
         )
 
     def approval_requested(
-        self, call: ToolCall, provider: ToolProvider, approval_id: str | None = None
+        self,
+        call: ToolCall,
+        provider: ToolProvider,
+        approval_id: str | None = None,
+        *,
+        durable: bool = False,
     ) -> str:
-        """An approval was asked for ``call``; its id ties the request to the decision."""
+        """An approval was asked for ``call``; its id ties the request to the decision.
+
+        ``durable``: the approval may outlive the process (the run may pause), so the request
+        is committed before the approval is filed; a failing log is reported, not raised.
+        """
         approval_id = approval_id or uuid.uuid4().hex
-        self._record(self._event("approval_request", call, provider, approval_id=approval_id))
+        event = self._event("approval_request", call, provider, approval_id=approval_id)
+        if durable:
+            try:
+                self._log.record(event, durable=True)
+            except Exception:
+                logger.exception("the audit log could not take an approval_request record")
+        else:
+            self._record(event)
         return approval_id
 
     def approval_resolved(

@@ -477,7 +477,7 @@ class ToolExecution:
         audit = self._audit
         approval_id = uuid.uuid4().hex
         if audit is not None:
-            audit.approval_requested(call, provider, approval_id)
+            audit.approval_requested(call, provider, approval_id, durable=pausable)
         approval = await ask_approver(approver, request) if approver is not None else None
         if approval is None or approval.deferred:
             if pausable:
