@@ -226,7 +226,7 @@ def _parameters(schema: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]
                     found.append((key, value))
                     if len(found) >= MAX_PARAMETERS:
                         return found
-                    if _NESTING.intersection(value):
+                    if not _NESTING.isdisjoint(value.keys()):
                         following.append(value)
         frontier = following
         if not frontier:
