@@ -73,7 +73,7 @@ def test_without_a_guard_every_available_tool_runs_as_before() -> None:
 
 
 def test_low_and_medium_risk_run_without_asking_anyone() -> None:
-    """auto (low) and notify (medium) run; no approver is needed or asked."""
+    """Low (auto) and medium (notify) risk run; no approver is needed or asked."""
     asked: list[ApprovalRequest] = []
     thinker, model = run_with(
         guarded(),
@@ -86,7 +86,7 @@ def test_low_and_medium_risk_run_without_asking_anyone() -> None:
 
 
 def test_a_high_risk_call_with_no_approver_is_refused_and_never_runs() -> None:
-    """confirm with nobody to approve fails closed, with a reason the model can act on."""
+    """A confirm with nobody to approve fails closed, with a reason the model can act on."""
     thinker, model = run_with(guarded(), calls(call("archive", {"key": "a"})))
     (refusal,) = results(model, 1)
     assert refusal.is_error
@@ -133,7 +133,9 @@ def test_an_approver_that_crashes_or_answers_nonsense_rejects() -> None:
         raise RuntimeError("secret-token-123")
 
     for approver in (crash, lambda request: "yes"):
-        thinker, model = run_with(guarded(), calls(call("archive", {"key": "a"})), approver=approver)
+        thinker, model = run_with(
+            guarded(), calls(call("archive", {"key": "a"})), approver=approver
+        )
         (refusal,) = results(model, 1)
         assert refusal.is_error
         assert "internal error" in refusal.content
@@ -150,7 +152,7 @@ def test_the_hubs_approver_approves_for_thinkers_without_their_own() -> None:
 
 
 def test_a_deny_rule_refuses_with_its_reason_and_the_call_never_runs() -> None:
-    """deny is a correctable refusal naming the policy's reason, even for a low-risk tool."""
+    """A deny is a correctable refusal naming the policy's reason, even for a low-risk tool."""
     rule = PermissionRule(tool="look*", decision="deny", reason="the glossary is offline")
     thinker, model = run_with(
         guarded(rule), calls(call("lookup", {"key": "a"})), approver=lambda r: True
@@ -192,10 +194,12 @@ def test_granted_and_system_wide_and_added_tools_pass_the_policy_too() -> None:
     asyncio.run(thinker.run("Work."))
 
     shred, define = results(model, 2)
-    assert shred.is_error and "needs an approval" in shred.content
+    assert shred.is_error
+    assert "needs an approval" in shred.content
     assert not define.is_error  # low risk, granted: auto
     (burned,) = results(model, 3)
-    assert burned.is_error and "needs an approval" in burned.content
+    assert burned.is_error
+    assert "needs an approval" in burned.content
     assert thinker.ledger.names() == ["define"]
 
 
@@ -251,3 +255,4 @@ def test_a_refused_tool_is_never_asked_about() -> None:
     (refusal,) = results(model, 1)
     assert refusal.content.startswith("No such tool is available.")
     assert asked == []
+    assert thinker.ledger.names() == []
