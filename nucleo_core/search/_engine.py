@@ -41,8 +41,9 @@ _WORD_FIELDS = frozenset({"name"})
 _WORDS_TOKENIZER = "nucleo_words"
 _TEXT_TOKENIZER = "nucleo_text"
 # tantivy's floor is 15 MB per writer thread; one thread keeps an index's footprint small
-# and its additions in order.
-_WRITER_HEAP = 20_000_000
+# and its additions in order. Each commit's new segment allocates this budget afresh, so the
+# floor is also the cheapest commit (measured: 8 ms at 15 MB, 10 at 20, 14 at 60).
+_WRITER_HEAP = 15_000_000
 # Long enough for a whole tool name (providers cap names at 64 characters).
 _LONGEST_TERM = 64
 
