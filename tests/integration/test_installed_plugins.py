@@ -193,7 +193,10 @@ def test_entry_points_alone_bring_the_three_distributions(discovery: dict[str, A
     }
     assert {record["status"] for record in discovery["records"]} == {"loaded"}
     contributed = {record["name"]: record["contributed"] for record in discovery["records"]}
-    assert contributed["files"] == [f"tool: {name}" for name in FILES_TOOLS]
+    assert contributed["files"] == [
+        *(f"tool: {name}" for name in FILES_TOOLS),
+        "hooks: nucleo_skill_tool_aliases",  # Claude Code's Read, Write... onto its tools
+    ]
     assert contributed["core"] == ["skills package: nucleo_skills_core"]
     assert contributed["guard-risk"] == ["hooks: nucleo_admit_tool, nucleo_permission"]
 
