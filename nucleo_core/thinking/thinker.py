@@ -214,6 +214,8 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             ConversationBusy: Another process has the conversation open for writing.
             ThinkerIterationLimit: As `run` raises it (and `ResponseError`, `ModelError`).
         """
+        if not self.conversations.exists(conversation_id):  # never create one to resume it
+            raise NotPaused(conversation_id, f"no such conversation in {self.conversations.path}")
         context = self.conversations.open(conversation_id, durable=True)
         return await self._run_in(context, None)
 
