@@ -29,6 +29,7 @@ from nucleo_core.hub import (
 )
 from nucleo_core.models import AnswerSize, ModelCatalog, ThinkerDeclaration
 from nucleo_core.plugins import PluginError, PluginHost, PluginRecord, Verdict, hookimpl
+from nucleo_core.search import ToolIndex, ToolRecordError, ToolSearchHit
 from nucleo_core.skills import (
     Skill,
     SkillCollisionError,
@@ -126,8 +127,11 @@ __all__ = [
     "ToolDeclaration",
     "ToolDeclarationError",
     "ToolHub",
+    "ToolIndex",
     "ToolProvider",
+    "ToolRecordError",
     "ToolRegistry",
+    "ToolSearchHit",
     "ToolSelector",
     "ToolSkippedWarning",
     "ToolSpec",

@@ -19,6 +19,10 @@ Errors are kept apart by who has to act on them::
     │   │                           ReservedToolName: a tool takes a name nucleo keeps for its own
     │   ├── ModelNotConfigured      a model cannot be reached as configured (key, server, entry)
     │   ├── PluginError             (nucleo_core.plugins) a plugin failed and the host is strict
+    │   ├── ToolRecordError         (nucleo_core.search) a record given to a ToolIndex is not a tool
+    │   ├── GuardConfigError        (nucleo_core.guard) the permission policy is misconfigured
+    │   ├── AuditError              (nucleo_core.guard.audit) AuditConfigError, AuditValueError,
+    │   │                           AuditStoreError: the audit record cannot be kept as asked
     │   ├── SkillFormatError        (nucleo_core.skills) a skill folder breaks the Agent Skills
     │   │                           layout; SkillCollisionError: two bundles, one skill name
     │   ├── NotPaused               resume() was asked of a conversation with no paused turn
