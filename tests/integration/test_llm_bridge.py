@@ -109,18 +109,26 @@ def _pip_offline(*arguments: str | os.PathLike[str]) -> list[str | os.PathLike[s
 
 @pytest.fixture(scope="module")
 def wheelhouse() -> Path:
-    """The wheelhouse .ci/run downloads; its absence fails the test with the fix."""
+    """The wheelhouse .ci/run downloads.
+
+    Its absence fails the tests where the wheelhouse is required (``.ci/run`` sets
+    ``NUCLEO_REQUIRE_LLM_WHEELHOUSE=1``, having made it); elsewhere — the README's test command
+    on a fresh clone, which downloads nothing — the tests are skipped with the fix, since
+    tests may not reach the package index.
+    """
     present = WHEELHOUSE.is_dir() and all(
         any(WHEELHOUSE.glob(f"{pack.replace('-', '_')}-*.whl")) for pack in PACKS
     )
     if not present:
-        pytest.fail(
+        message = (
             f"the llm tool packs' wheelhouse {WHEELHOUSE} is missing or incomplete: the tests "
             "install published packs without the network. Make it from the repository's root "
             f"with:\n    {MAKE_WHEELHOUSE}\n(.ci/run does this in its install step; "
-            "NUCLEO_LLM_WHEELHOUSE names another folder)",
-            pytrace=False,
+            "NUCLEO_LLM_WHEELHOUSE names another folder)"
         )
+        if os.environ.get("NUCLEO_REQUIRE_LLM_WHEELHOUSE") == "1":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
     return WHEELHOUSE
 
 
