@@ -406,8 +406,10 @@ def test_demo_json_prints_the_steps_the_events_the_answers_and_the_transcripts(
 
     assert result.exit_code == 0, result.output
     printed = json.loads(result.stdout)
-    assert list(printed) == ["model", "scripted", "steps", "events", "answers", "transcripts"]
+    keys = ["model", "scripted", "steps", "events", "answers", "stopped", "transcripts"]
+    assert list(printed) == keys
     assert (printed["model"], printed["scripted"]) == ("scripted", True)
+    assert printed["stopped"] == {}  # the script answers: no thinker stopped short
     assert printed["steps"] == [1, 2, 3, 4, 5, 6]
     shown = {event["step"]: event["title"] for event in printed["events"] if event["step"]}
     assert shown == dict(STEPS)
