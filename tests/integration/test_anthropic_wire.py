@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -87,7 +88,8 @@ def server(shared_server: WireServer) -> WireServer:
 
 
 def make_client(server: WireServer, **options: Any) -> AnthropicClient:
-    return AnthropicClient(api_key="test-key", base_url=server.url, max_retries=0, **options)
+    settings: dict[str, Any] = {"max_retries": 0, **options}
+    return AnthropicClient(api_key="test-key", base_url=server.url, **settings)
 
 
 def complete(server: WireServer, request: ModelRequest = HELLO) -> ModelResponse:
@@ -1045,3 +1047,40 @@ def test_a_thinker_turn_goes_on_past_a_deep_input_and_a_null_name(server: WireSe
         ("", {}),
         ("search_notes", {"query": "lisbon"}),
     ]
+
+
+# -- retries: nucleo's, each logged ----------------------------------------------------------
+
+
+def test_an_overloaded_api_is_retried_and_each_retry_logged(
+    server: WireServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 529 is sent again within ``max_retries``; the retry is a WARNING on nucleo.models."""
+    server.replies.append(Reply.json(error_body("overloaded_error", "Overloaded"), status=529))
+    server.replies.append(Reply.json(message(text("Hello!"))))
+
+    async def run() -> ModelResponse:
+        async with make_client(server, max_retries=1) as client:
+            return await client.complete(HELLO)
+
+    with caplog.at_level(logging.WARNING, logger="nucleo.models"):
+        response = asyncio.run(run())
+
+    assert response.text == "Hello!"
+    assert len(server.requests) == 2
+    (retry,) = [r for r in caplog.records if r.name == "nucleo.models.anthropic"]
+    assert "retry 1 of 1" in retry.getMessage()
+
+
+def test_a_bad_request_is_not_retried(server: WireServer) -> None:
+    """A 400 is raised at once, however many retries are allowed: it would be refused again."""
+    server.replies.append(Reply.json(error_body("invalid_request_error", "bad"), status=400))
+    server.replies.append(Reply.json(message(text("never reached"))))
+
+    async def run() -> ModelResponse:
+        async with make_client(server, max_retries=3) as client:
+            return await client.complete(HELLO)
+
+    with pytest.raises(ModelRequestRejected):
+        asyncio.run(run())
+    assert len(server.requests) == 1
