@@ -11,6 +11,18 @@ may then tighten it, and a hook that fails denies. The policy is configured in c
 Importing this package reads no file and loads no plugin.
 """
 
+from nucleo_core.guard.approval_store import (
+    ApprovalAlreadyDecided,
+    ApprovalError,
+    ApprovalExpired,
+    ApprovalNotFound,
+    ApprovalRecord,
+    ApprovalStore,
+    MemoryApprovalStore,
+    SQLiteApprovalStore,
+    default_approvals_path,
+)
+from nucleo_core.guard.approvals import Approval, ApprovalRequest, Approver
 from nucleo_core.guard.config import (
     GUARD_KEYS,
     GuardConfig,
@@ -42,14 +54,26 @@ __all__ = [
     "META_TOOLS",
     "PERMISSION_HOOK",
     "RULE_KEYS",
+    "Approval",
+    "ApprovalAlreadyDecided",
+    "ApprovalError",
+    "ApprovalExpired",
+    "ApprovalNotFound",
+    "ApprovalRecord",
+    "ApprovalRequest",
+    "ApprovalStore",
+    "Approver",
     "Decision",
     "GuardConfig",
     "GuardConfigError",
     "HookDecision",
+    "MemoryApprovalStore",
     "PermissionDecision",
     "PermissionGuard",
     "PermissionPolicy",
     "PermissionRule",
+    "SQLiteApprovalStore",
+    "default_approvals_path",
     "discover_guard_config",
     "guard_config_from_file",
     "guard_config_from_mapping",
