@@ -1,4 +1,4 @@
-"""The builtin plugins of the hub layer: ``request_tools``, ``request_skill``, skill files.
+"""The hub layer's builtin plugins: ``request_tools``, ``search_tools``, ``request_skill``, files.
 
 They are ordinary plugins: registered first on every `PluginHost` (pytest's default plugins
 are the model), they contribute the meta-tools through ``nucleo_palette_tools`` exactly as a
@@ -6,6 +6,8 @@ third party contributes its own per-thinker tools, so the hook specifications ar
 sufficient, and a host switches either off by blocking its name. Both come last in the
 palette (``trylast``), so the front of the prompt stays the thinker's own tools.
 ``builtin:skill_files`` offers ``read_skill_file`` while an attached skill has files.
+``builtin:search_tools`` offers ``search_tools`` while the catalog is searched rather than
+enumerated, and the deferred catalog under the ``provider`` offer.
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from typing import Any
 from nucleo_core.plugins.markers import hookimpl
 from nucleo_core.tools.provider import ToolProvider
 
-__all__ = ["REQUEST_SKILL_PLUGIN", "REQUEST_TOOLS_PLUGIN", "SKILL_FILES_PLUGIN"]
+__all__ = [
+    "REQUEST_SKILL_PLUGIN",
+    "REQUEST_TOOLS_PLUGIN",
+    "SEARCH_TOOLS_PLUGIN",
+    "SKILL_FILES_PLUGIN",
+]
 
 
 class _RequestTools:
@@ -29,6 +36,18 @@ class _RequestTools:
             return []
         offer = ThinkerBase._request_tools_offer(thinker)
         return [] if offer is None else [offer]
+
+
+class _SearchTools:
+    """``builtin:search_tools``: ``search_tools``, or the deferred catalog, per the offer mode."""
+
+    @hookimpl(trylast=True)
+    def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
+        from nucleo_core.hub.thinker_base import ThinkerBase
+
+        if not isinstance(thinker, ThinkerBase):
+            return []
+        return ThinkerBase._search_tools_offer(thinker)
 
 
 class _RequestSkill:
@@ -75,5 +94,6 @@ class _SkillFiles:
 
 
 REQUEST_TOOLS_PLUGIN = _RequestTools()
+SEARCH_TOOLS_PLUGIN = _SearchTools()
 REQUEST_SKILL_PLUGIN = _RequestSkill()
 SKILL_FILES_PLUGIN = _SkillFiles()

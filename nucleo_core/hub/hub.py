@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.guard.permission_guard import PermissionGuard
     from nucleo_core.guard.policy import PermissionPolicy
+    from nucleo_core.hub.search_tool import ToolOffer
     from nucleo_core.hub.selector import ToolSelector
     from nucleo_core.plugins.record import PluginRecord
     from nucleo_core.skills.selector import SkillSelector
@@ -108,6 +109,11 @@ class ToolHub:
     Raises:
         ValueError: ``admission_timeout`` is not a positive, finite number of seconds.
     """
+
+    #: How the catalogs of thinker classes that declare no ``tool_offer`` are offered:
+    #: ``"auto"`` (the default), ``"enumerate"``, ``"search"`` or ``"provider"``
+    #: (`nucleo_core.hub.search_tool`). Set it on a hub (``hub.tool_offer = "search"``).
+    tool_offer: ToolOffer = "auto"
 
     _default: ClassVar[ToolHub | None] = None
     _default_lock: ClassVar[threading.Lock] = threading.Lock()

@@ -10,10 +10,11 @@ registry entry (equality by type), so per-turn re-registration replaces rather t
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from nucleo_core.errors import InvalidToolInput
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.reserved import REQUEST_SKILL, REQUEST_TOOLS
@@ -175,15 +176,55 @@ class RequestToolsProvider(_CatalogProvider):
     Restricting: while a loaded skill restricts the surface, ``request_tools`` stays in it,
     with its catalog narrowed to the tools the restriction names, so a procedure can ask
     for the tools it needs and no others.
+
+    Enumerated (the default), its schema lists every catalog name; with ``enumerated=False``
+    (a catalog too large to list: the ``search`` offer) it takes plain names. Either way a
+    name is checked against the catalog by a set lookup, and a name off it is refused with the
+    closest catalog names (``suggest``), never the catalog.
+
+    Args:
+        catalog: The turn's catalog.
+        enumerated: List the catalog's names in the input schema.
+        suggest: The closest catalog names to a wrong one (a few); ``None``: none suggested.
     """
 
-    __slots__ = ()
+    __slots__ = ("_catalog", "_enumerated", "_names", "_suggest")
     _field = "tools"
     _many = True
     _field_description = "The names of the tools to add to your palette."
 
-    def __init__(self, catalog: Sequence[ToolProvider]) -> None:
-        super().__init__([(provider.name, provider.description) for provider in catalog])
+    def __init__(
+        self,
+        catalog: Sequence[ToolProvider],
+        *,
+        enumerated: bool = True,
+        suggest: Callable[[str], list[str]] | None = None,
+    ) -> None:
+        self._catalog = tuple(catalog)
+        self._enumerated = enumerated
+        self._names: frozenset[str] | None = None
+        self._suggest = suggest
+        if enumerated:
+            super().__init__([(provider.name, provider.description) for provider in catalog])
+        else:
+            super().__init__(())
+            self._schema["properties"][self._field] = {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+                "description": "The exact names of the tools to add to your palette (find "
+                "them with search_tools).",
+            }
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The catalog names it admits from, in catalog order."""
+        return tuple(provider.name for provider in self._catalog)
+
+    @property
+    def enumerated(self) -> bool:
+        """Whether the input schema lists the catalog's names."""
+        return self._enumerated
 
     @property
     def name(self) -> str:
@@ -193,6 +234,12 @@ class RequestToolsProvider(_CatalogProvider):
     @property
     def description(self) -> str:
         """What the model reads about the tool."""
+        if not self._enumerated:
+            return (
+                "Request more tools by their exact names (search_tools finds them by what they "
+                "do); granted tools can be called from your next turn, refused ones come back "
+                "with the reason."
+            )
         return (
             "Request more tools. Each name you may ask for is listed in the input schema with "
             "what it does; granted tools can be called from your next turn, refused ones come "
@@ -204,9 +251,81 @@ class RequestToolsProvider(_CatalogProvider):
         """``True``: it stays in a restricted surface (its catalog is narrowed instead)."""
         return True
 
+    def parse_input(self, raw: RawInput) -> Any:
+        """The names asked for, each checked against the catalog by a set lookup.
+
+        The shape is checked against a schema of plain names (a ``oneOf`` of thousands of
+        names costs a validation per entry); a name off the catalog is refused with the
+        closest catalog names.
+        """
+        data = _decoded(self.name, raw)
+        _PLAIN_NAMES.check(self.name, data)
+        names = self._names
+        if names is None:
+            names = self._names = frozenset(provider.name for provider in self._catalog)
+        problems = []
+        for position, name in enumerate(data[self._field]):
+            if name in names:
+                continue
+            close = self._suggest(name) if self._suggest is not None else []
+            hint = (
+                f"the closest names in your catalog: {', '.join(close)}"
+                if close
+                else "search_tools finds tools by what they do"
+                if not self._enumerated
+                else "the names you may ask for are listed in the input schema"
+            )
+            problems.append(f"tools[{position}]: no tool of that name is in your catalog; {hint}")
+        if problems:
+            raise InvalidToolInput(self.name, problems)
+        return list(dict.fromkeys(data[self._field]))
+
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         """The tool that asks ``parent`` (the thinker) for the tools."""
         return _RequestToolsTool(parent)
+
+
+class _ShapeCheck:
+    """A small schema checked by jsonschema, built on first use."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self._validator: Validator | None = None
+
+    def check(self, tool: str, data: Any) -> None:
+        if self._validator is None:
+            from jsonschema import Draft202012Validator
+
+            self._validator = Draft202012Validator(self.schema)
+        errors = sorted(self._validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
+        if errors:
+            raise _input_errors.from_jsonschema(tool, errors, self.schema) from errors[0]
+
+
+_PLAIN_NAMES = _ShapeCheck(
+    {
+        "type": "object",
+        "properties": {
+            "tools": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+                "description": "The names of the tools to add to your palette.",
+            }
+        },
+        "required": ["tools"],
+        "additionalProperties": False,
+    }
+)
+
+
+def _decoded(tool: str, raw: RawInput) -> Any:
+    if isinstance(raw, str | bytes | bytearray):
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise _input_errors.not_json(tool) from exc
+    return dict(raw) if isinstance(raw, Mapping) else raw
 
 
 class RequestSkillProvider(_CatalogProvider):

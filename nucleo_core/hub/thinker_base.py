@@ -12,7 +12,7 @@ import logging
 import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
 
 from nucleo_core.hub._off_loop import decided_off_loop
 from nucleo_core.hub.call_door import available_provider
@@ -24,6 +24,20 @@ from nucleo_core.hub.meta_tools import (
     RequestSkillResult,
     RequestToolsProvider,
     RequestToolsResult,
+)
+from nucleo_core.hub.search_tool import (
+    OFFER_BUDGET,
+    OFFER_MODES,
+    SEARCH_TOOLS,
+    CatalogIndex,
+    DeferredToolProvider,
+    FoundTool,
+    SearchToolsProvider,
+    SearchToolsResult,
+    ToolNotAdmitted,
+    ToolOffer,
+    enumeration_exceeds,
+    enumeration_fixed_size,
 )
 from nucleo_core.tools.palette import ReadOnlyPalette
 from nucleo_core.tools.provider import ToolProvider
@@ -53,11 +67,21 @@ class ThinkerBase:
     before every call: the palette can grow after the model was shown it, so the check at
     the call is the one that holds.
 
+    How the catalog is offered to the model is `tool_offer` (``None``: the hub's
+    ``tool_offer``, ``"auto"`` unless set; see `nucleo_core.hub.search_tool`).
+
     Args:
         hub: The hub to draw catalogs and admission from; `ToolHub.default()` when omitted.
         read_only: Bind the palette read-only: tools not declared read-only are removed from
             what the model is offered and refused at the call. Fixed at construction.
     """
+
+    #: How this class's catalog is offered: ``"enumerate"`` (``request_tools`` lists it),
+    #: ``"search"`` (``search_tools``, and ``request_tools`` by plain name), ``"auto"``
+    #: (enumerate within `OFFER_BUDGET` bytes, search beyond) or ``"provider"`` (sent
+    #: deferred for the model provider to search; ``"search"`` where it cannot). ``None``:
+    #: the hub's ``tool_offer``.
+    tool_offer: ClassVar[ToolOffer | None] = None
 
     def __init__(self, *, hub: ToolHub | None = None, read_only: bool = False) -> None:
         if hub is None:
@@ -94,6 +118,15 @@ class ThinkerBase:
         # registry then holds the very same provider, and its cached specs stay valid.
         self._request_tools: tuple[Sequence[ToolProvider], RequestToolsProvider] | None = None
         self._request_skill: tuple[Sequence[Skill], RequestSkillProvider] | None = None
+        # The catalog's search index (built at the first search, then synced by difference),
+        # ``search_tools``, the deferred stand-ins by name, and the deferred tools admitted at
+        # their first call (each the very catalog provider admitted).
+        self._catalog_index = CatalogIndex()
+        self._search_tools = SearchToolsProvider()
+        self._deferred: dict[str, DeferredToolProvider] = {}
+        self._deferred_admitted: dict[str, ToolProvider] = {}
+        self._offer_decided: tuple[Sequence[ToolProvider], Literal["enumerate", "search"]] | None
+        self._offer_decided = None
         #: Approves or rejects this thinker's ``confirm``-level calls; ``None``: its
         #: delegator's, else the hub's (`approver_now`).
         self.approver: Approver | None = None
@@ -390,15 +423,25 @@ class ThinkerBase:
         """Tools a thinker family adds to every turn's palette (none here)."""
         return ()
 
-    def _request_tools_for(self, catalog: Sequence[ToolProvider]) -> RequestToolsProvider:
+    def _request_tools_for(
+        self, catalog: Sequence[ToolProvider], *, enumerated: bool = True
+    ) -> RequestToolsProvider:
         # A tuple of the members, not the caller's list: a list reused and changed in place
         # by reconcile_catalog must not pass for an unchanged catalog. (The hub's own view
         # is a tuple already, so tuple() returns it as is and the check stays O(1).)
         members = tuple(catalog)
         last = self._request_tools
-        if last is not None and _same_members(last[0], members):
+        if (
+            last is not None
+            and last[1].enumerated == enumerated
+            and _same_members(last[0], members)
+        ):
             return last[1]
-        provider = RequestToolsProvider(members)
+        provider = RequestToolsProvider(
+            members,
+            enumerated=enumerated,
+            suggest=lambda name: ThinkerBase._closest_names(self, name),
+        )
         self._request_tools = (members, provider)
         return provider
 
@@ -460,13 +503,85 @@ class ThinkerBase:
         decisions = await decided_off_loop(lambda: ThinkerBase._decide_tools(self, names))
         return ThinkerBase._apply_tools(self, decisions)
 
+    async def search_tools_async(self, query: str, limit: int) -> SearchToolsResult:
+        """Rank this turn's catalog by ``query``; ask for the best ``limit`` matches.
+
+        What the ``search_tools`` meta-tool awaits. The matches go through `request_tools`'
+        own door (rules, guardrails, hooks, the record); the admitted ones join the palette,
+        and are answered with their descriptions and input schemas.
+        """
+        catalog = ThinkerBase.tool_catalog(self)
+
+        def search() -> list[str]:
+            if not catalog:
+                return []
+            with self._lock:  # one thinker's index is synced by one search at a time
+                index = self._catalog_index.synced(catalog)
+                return [hit.name for hit in index.search(query, limit)]
+
+        names = await decided_off_loop(search)
+        if not names:
+            note = "no tool of your catalog matches; try other words"
+            return SearchToolsResult(granted=(), refused=(), note=note)
+        answer = await ThinkerBase.request_tools_async(self, names)
+        found = []
+        for name in answer.granted:
+            with self._lock:
+                provider = self._registry.get_provider_by_name(name)
+            if provider is not None:
+                found.append(FoundTool(name, provider.description, provider.input_schema))
+        return SearchToolsResult(granted=tuple(found), refused=answer.refused)
+
+    def _closest_names(self, name: str) -> list[str]:
+        """The catalog names closest to ``name`` (a few), for a wrong name's correction."""
+        catalog = ThinkerBase.tool_catalog(self)
+        if not catalog:
+            return []
+        with self._lock:
+            return self._catalog_index.synced(catalog).suggest(name, limit=3)
+
+    async def _admitted_deferred(self, provider: ToolProvider) -> ToolProvider:
+        """The catalog tool a deferred stand-in runs, admitted through the door at its first call.
+
+        Admitted once per thinker (on the record like any grant); every later call finds it
+        admitted while this moment's catalog still holds it, and is admitted again otherwise.
+
+        Raises:
+            ToolNotAdmitted: Admission refused it (the call's correctable error).
+        """
+        name = provider.name
+        with self._lock:
+            admitted = self._deferred_admitted.get(name)
+        if admitted is provider and ThinkerBase._still_in_catalog(self, provider):
+            return provider
+        admission = await decided_off_loop(lambda: self._hub.admit_tool(self, name))
+        if not admission.granted or admission.provider is None:
+            with self._lock:
+                self._deferred_admitted.pop(name, None)
+            raise ToolNotAdmitted(name, admission.reason)
+        with self._lock:
+            self._deferred_admitted[name] = admission.provider
+        return admission.provider
+
+    def _still_in_catalog(self, provider: ToolProvider) -> bool:
+        """Whether this moment's catalog still holds ``provider`` (O(1) while unchanged)."""
+        unchanged = (
+            self._catalog_base() is self._catalog_at_assembly
+            and type(self).reconcile_catalog is ThinkerBase.reconcile_catalog
+            and not self._hub.plugins.implements("nucleo_reconcile_catalog")
+        )
+        if unchanged:
+            return True
+        catalog = ThinkerBase._reconciled_catalog(self, within_surface=False)
+        return any(each is provider or each == provider for each in catalog)
+
     def _decide_tools(self, names: Sequence[str]) -> list[tuple[str, Admission | None]]:
         """Each distinct name with the hub's admission, or ``None`` when already present."""
         decisions: list[tuple[str, Admission | None]] = []
         for name in dict.fromkeys(names):
             with self._lock:
                 present = self._registry.get_provider_by_name(name)
-            if present is not None and name not in (REQUEST_TOOLS, REQUEST_SKILL):
+            if present is not None and name not in (REQUEST_TOOLS, REQUEST_SKILL, SEARCH_TOOLS):
                 decisions.append((name, None))
             else:
                 decisions.append((name, self._hub.admit_tool(self, name)))
@@ -648,7 +763,87 @@ class ThinkerBase:
         What the ``builtin:request_tools`` plugin contributes to every palette.
         """
         catalog = ThinkerBase.tool_catalog(self)
-        return self._request_tools_for(catalog) if catalog else None
+        if not catalog:
+            return None
+        mode = ThinkerBase._offer_mode(self, catalog)
+        if mode == "provider":
+            return None
+        return ThinkerBase._request_tools_for(self, catalog, enumerated=mode == "enumerate")
+
+    def _search_tools_offer(self) -> list[ToolProvider]:
+        """``search_tools`` (``search`` offer) or the deferred catalog (``provider`` offer).
+
+        What the ``builtin:search_tools`` plugin contributes: nothing while the catalog is
+        enumerated or empty. Deferred, every catalog tool the palette does not hold is offered
+        as a `DeferredToolProvider` (the same object while its tool is the same), after every
+        other tool, so the front of the tool list never changes.
+        """
+        catalog = ThinkerBase.tool_catalog(self)
+        if not catalog:
+            return []
+        mode = ThinkerBase._offer_mode(self, catalog)
+        if mode == "search":
+            return [self._search_tools]
+        if mode != "provider" or self._read_only:  # read-only: no offer, as request_tools
+            return []
+        # Names the palette holds otherwise (a stand-in must not take one).
+        hub = self._hub
+        taken = {name for name in self._registry.names() if name not in self._deferred}
+        for each in (hub.default_tools(type(self)), hub.system_wide_tools()):
+            taken.update(provider.name for provider in each)
+        taken.update(provider.name for provider in [*self._added, *self._granted])
+        kept: dict[str, DeferredToolProvider] = {}
+        for provider in catalog:
+            if provider.name in taken:
+                continue
+            stand_in = self._deferred.get(provider.name)
+            if stand_in is None or stand_in.provider is not provider:
+                stand_in = DeferredToolProvider(provider)
+            kept[provider.name] = stand_in
+        self._deferred = kept
+        return list(kept.values())
+
+    def _offer_mode(
+        self, catalog: Sequence[ToolProvider]
+    ) -> Literal["enumerate", "search", "provider"]:
+        """How ``catalog`` is offered this turn: the declared `tool_offer`, resolved.
+
+        ``"auto"`` enumerates while the ``request_tools`` definition would fit `OFFER_BUDGET`;
+        ``"provider"`` falls back to ``"search"`` when the model client cannot defer.
+
+        Raises:
+            ValueError: The class or the hub declares an offer that is not a `ToolOffer`.
+        """
+        declared = type(self).tool_offer
+        if declared is None:
+            declared = getattr(self._hub, "tool_offer", "auto")
+        if declared not in OFFER_MODES:
+            raise ValueError(
+                f"{type(self).__qualname__}: tool_offer must be one of "
+                f"{', '.join(sorted(OFFER_MODES))}, not {declared!r}"
+            )
+        if declared == "provider":
+            return "provider" if ThinkerBase._defers_natively(self) else "search"
+        if declared != "auto":
+            return declared
+        members = tuple(catalog)
+        last = self._offer_decided
+        if last is not None and _same_members(last[0], members):
+            return last[1]
+        exceeds = enumeration_exceeds(members, enumeration_fixed_size(), OFFER_BUDGET)
+        mode: Literal["enumerate", "search"] = "search" if exceeds else "enumerate"
+        self._offer_decided = (members, mode)
+        return mode
+
+    def _defers_natively(self) -> bool:
+        """Whether this thinker's model client sends deferred tools for the provider to search.
+
+        Read from the client the thinker was given (``client``: its ``defers_tools``); a
+        thinker whose client is resolved per call from the model catalog is not known to
+        defer, and searches instead.
+        """
+        client = getattr(self, "client", None)
+        return bool(getattr(client, "defers_tools", False))
 
     def _request_skill_offer(self) -> RequestSkillProvider | None:
         """``request_skill`` over the catalog's skills not attached yet, or ``None``.
@@ -666,9 +861,8 @@ class ThinkerBase:
         """
         if REQUEST_TOOLS not in self._offered:
             return
-        catalog = ThinkerBase.tool_catalog(self)
-        if catalog:
-            provider = self._request_tools_for(catalog)
+        provider = ThinkerBase._request_tools_offer(self)
+        if provider is not None:
             self._registry.register(provider)
             self._offered[REQUEST_TOOLS] = provider
         else:

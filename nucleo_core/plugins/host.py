@@ -66,6 +66,7 @@ BUILTIN_PLUGINS: tuple[tuple[str, str], ...] = (
     ("builtin:artifact_tools", "nucleo_core.thinking.builtins:ARTIFACT_TOOLS_PLUGIN"),
     ("builtin:sub_thinker", "nucleo_core.thinking.builtins:SUB_THINKER_PLUGIN"),
     ("builtin:request_tools", "nucleo_core.hub.builtins:REQUEST_TOOLS_PLUGIN"),
+    ("builtin:search_tools", "nucleo_core.hub.builtins:SEARCH_TOOLS_PLUGIN"),
     ("builtin:request_skill", "nucleo_core.hub.builtins:REQUEST_SKILL_PLUGIN"),
     ("builtin:skill_files", "nucleo_core.hub.builtins:SKILL_FILES_PLUGIN"),
 )
