@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput
 from nucleo_core.hub.meta_tools import Refusal
@@ -306,6 +306,9 @@ class DeferredToolSpec(ToolSpec):
     the prompt until the provider's own tool search loads it); one that cannot is never handed
     it (the thinker falls back to ``search_tools``).
     """
+
+    #: What a model client reads to send the spec deferred.
+    deferred: ClassVar[bool] = True
 
 
 class DeferredToolProvider(ToolProvider):

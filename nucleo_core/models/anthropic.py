@@ -12,6 +12,10 @@ What the adapter adds on top of the SDK:
   text are paid for once per conversation, not once per turn.
 - **The neutral vocabulary both ways.** Requests are built from `ModelRequest`; replies become
   `ModelResponse`, with the stop reason and usage in neutral terms.
+- **Deferred tools.** A spec marked ``deferred`` (`nucleo_core.hub.search_tool.DeferredToolSpec`,
+  the ``provider`` offer of a large catalog) is sent with ``defer_loading: true``, after
+  Anthropic's BM25 tool search tool (`TOOL_SEARCH_TOOL`): the model searches the deferred
+  tools itself, and their definitions stay out of the cached prompt prefix.
 - **One error hierarchy.** Every SDK or transport exception becomes one of
   `nucleo_core.errors`' ``Model*`` errors, chained with ``from``; the reply the SDK handed
   back is checked field by field (the SDK builds replies leniently and does not validate them),
@@ -66,12 +70,18 @@ if TYPE_CHECKING:
     )
     from anthropic.types import Message as WireMessage
 
-__all__ = ["API_KEY_ENV", "AnthropicClient"]
+__all__ = ["API_KEY_ENV", "TOOL_SEARCH_TOOL", "AnthropicClient"]
 
 #: The environment variable the API key is read from when none is passed.
 API_KEY_ENV: Final = "ANTHROPIC_API_KEY"
 
 _PROVIDER: Final = "anthropic"
+
+#: The server tool sent ahead of deferred tools: Anthropic's BM25 tool search (2025-11-19).
+TOOL_SEARCH_TOOL: Final[Mapping[str, str]] = {
+    "type": "tool_search_tool_bm25_20251119",
+    "name": "tool_search_tool_bm25",
+}
 _LOGGER = logger_for(_PROVIDER)
 
 _STOP_REASONS: Final[Mapping[str, StopReason]] = {
@@ -128,6 +138,10 @@ class AnthropicClient:
             )
         ```
     """
+
+    #: Sends deferred tools (``defer_loading``) for Anthropic's tool search: a thinker whose
+    #: catalog is offered ``"provider"`` defers it through this client.
+    defers_tools: Final = True
 
     def __init__(
         self,
@@ -318,10 +332,7 @@ def _to_wire(request: ModelRequest) -> _WireRequest:
     tools: list[ToolParam] | Omit = omit
     tool_choice: ToolChoiceParam | Omit = omit
     if request.tools:
-        rendered = to_anthropic(request.tools)
-        # A cache breakpoint after the last definition caches the whole (stable, append-only)
-        # tool list. Copy the dict: the schema inside is shared with the spec.
-        rendered[-1] = {**rendered[-1], "cache_control": {"type": "ephemeral"}}
+        rendered = _rendered_tools(request)
         tools = cast("list[ToolParam]", rendered)
         tool_choice = _tool_choice(request.tool_choice)
 
@@ -338,6 +349,25 @@ def _to_wire(request: ModelRequest) -> _WireRequest:
         if request.temperature is not None
         else None,
     )
+
+
+def _rendered_tools(request: ModelRequest) -> list[dict[str, object]]:
+    """The ``tools`` list: the loaded tools, then (if any) the tool search and deferred ones.
+
+    A cache breakpoint after the last loaded definition caches the whole (stable,
+    append-only) loaded list; deferred definitions are outside the cached prefix (Anthropic
+    appends a discovered one to the conversation), so widening the deferred catalog changes
+    nothing before the breakpoint. Dicts are copied: the schema inside is shared with the spec.
+    """
+    loaded = [spec for spec in request.tools if not getattr(spec, "deferred", False)]
+    deferred = [spec for spec in request.tools if getattr(spec, "deferred", False)]
+    rendered: list[dict[str, object]] = list(to_anthropic(loaded))
+    if deferred:
+        rendered.append(dict(TOOL_SEARCH_TOOL))
+    if rendered:
+        rendered[-1] = {**rendered[-1], "cache_control": {"type": "ephemeral"}}
+    rendered += [{**entry, "defer_loading": True} for entry in to_anthropic(deferred)]
+    return rendered
 
 
 def _tool_choice(choice: str) -> ToolChoiceParam:
