@@ -85,11 +85,16 @@ def test_every_tool_is_listed_where_a_client_declaring_nothing_is_shown_fewer(
 ) -> None:
     """The client declares roots, sampling and elicitation, so the server hides no tool."""
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     async def bare_listing() -> list[str]:
         parameters = StdioServerParameters(command=sys.executable, args=[str(FULL)])
-        async with Client(parameters, mode=protocol) as client:  # type: ignore[arg-type]
-            return [tool.name for tool in (await client.list_tools()).tools]
+        # The server's stderr goes to a real file: the SDK's default is the sys.stderr of the
+        # moment it was imported, which a CLI test's CliRunner may have replaced then.
+        with open(os.devnull, "w") as errlog:
+            transport = stdio_client(parameters, errlog=errlog)
+            async with Client(transport, mode=protocol) as client:  # type: ignore[arg-type]
+                return [tool.name for tool in (await client.list_tools()).tools]
 
     assert asyncio.run(bare_listing()) == ["echo", "wipe", "pid"]
     with MCPClientPool([full(protocol=protocol)]) as pool:
