@@ -24,6 +24,17 @@ no stemming, no weights, no synonyms) on the development set's two halves. ``dev
 may guide choices; ``held_out`` ones are only reported. Judged: recall@5 on the held-out
 half at least 1.25 x plain BM25's (the issue's goal).
 
+**Token economy** (part 2, `offer_verdicts`): a thinker with a 50-tool palette and catalogs of
+1,000, 5,000 and 20,000 tools under the default offer (``auto``): the bytes of tool
+definitions one turn sends (the Anthropic rendering, ``json.dumps``), against the bytes of
+offering the full catalog (palette and catalog, every definition; the meta-tools are the
+only other definitions a turn sends); judged ≤ 5 % at 1,000 tools and constant (± 1 KB)
+from 1,000 to 20,000 (deterministic figures, not timings). And
+the cost of a turn whose catalog changed: ``reconcile_tool_registry()`` right after the
+catalog of 20,000 widened by one tool (a new catalog view), with five tools granted (so the
+grants are checked against the new catalog); judged ≤ 0.2 ms. Its rounds interleave with a
+turn whose catalog did not change (printed, not judged).
+
 Run alone: ``python benchmarks/bench_search.py`` (``--quality`` for the quality table only).
 """
 
@@ -45,6 +56,7 @@ from bench_harness import (
     fmt_ratio,
     judge_at_least,
     judge_at_most,
+    judge_check,
     not_judged,
     print_heading,
     print_table,
@@ -53,7 +65,7 @@ from bench_harness import (
     settled,
 )
 
-__all__ = ["load_set", "quality_table", "run_search_section"]
+__all__ = ["load_set", "offer_verdicts", "quality_table", "run_search_section"]
 
 DATA = Path(__file__).resolve().parent / "data" / "tool_retrieval.json"
 BUILD_TARGET = 100e-3
@@ -295,6 +307,158 @@ def run_search_section(
         )
     )
     return verdicts
+
+
+# --- token economy --------------------------------------------------------------------------
+
+OFFER_SIZES = (1_000, 5_000, 20_000)
+PALETTE_TOOLS = 50
+OFFER_SHARE_TARGET = 0.05
+OFFER_SPREAD_TARGET = 1024
+CHANGED_TURN_TARGET = 0.2e-3
+
+
+def _record_provider(record: dict[str, Any]) -> Any:
+    """A provider over one development-set record (what an MCP server's tool looks like)."""
+    from nucleo_core.tools.provider import ToolProvider
+
+    class RecordTool(ToolProvider):
+        __slots__ = ("_record",)
+
+        def __init__(self, record: dict[str, Any]) -> None:
+            self._record = record
+
+        @property
+        def name(self) -> str:
+            return str(self._record["name"])
+
+        @property
+        def description(self) -> str:
+            return str(self._record["description"])
+
+        @property
+        def input_schema(self) -> dict[str, Any]:
+            schema = self._record.get("input_schema") or {"type": "object", "properties": {}}
+            return dict(schema)
+
+        @property
+        def read_only(self) -> bool:
+            return True
+
+        def parse_input(self, raw: Any) -> Any:
+            return raw
+
+        def create(self, parent: object | None = None) -> Any:
+            raise NotImplementedError("not run in the benchmark")
+
+    return RecordTool(record)
+
+
+def _definition_bytes(specs: Sequence[Any]) -> int:
+    from nucleo_core.tools.render import to_anthropic
+
+    return len(json.dumps(to_anthropic(specs)))
+
+
+def offer_verdicts(rounds: int = 7) -> list[Verdict]:
+    """Per-turn definition bytes under ``auto`` against the full catalog; a changed turn's cost."""
+    from nucleo_core import ToolHub
+    from nucleo_core.hub.thinker_base import ThinkerBase
+
+    data = load_set()
+    largest = catalog_of(max(OFFER_SIZES) + PALETTE_TOOLS + rounds * 2 + 8, data["tools"])
+    palette = [_record_provider(dict(r, name=f"own_{r['name']}")) for r in largest[:PALETTE_TOOLS]]
+    thinkers: dict[int, Any] = {}
+    rows = []
+    sent: dict[int, int] = {}
+    full: dict[int, int] = {}
+    for size in OFFER_SIZES:
+        catalog = [_record_provider(r) for r in largest[PALETTE_TOOLS : PALETTE_TOOLS + size]]
+
+        class Holder(ThinkerBase):
+            @classmethod
+            def declare_default_providers(cls) -> list[Any]:
+                return palette
+
+        hub = ToolHub()
+        hub.register_compatible(Holder, *catalog)
+        registry = Holder(hub=hub).reconcile_tool_registry()
+        sent[size] = _definition_bytes(registry.specs())
+        full[size] = _definition_bytes([p.spec() for p in [*palette, *catalog]])
+        thinker = Holder(hub=hub)  # the changed-turn measurement's, with grants to check
+        thinker.request_tools([provider.name for provider in catalog[:5]])
+        thinker.reconcile_tool_registry()
+        thinkers[size] = (thinker, hub, Holder)
+        rows.append(
+            [
+                f"{size:,}",
+                f"{sent[size]:,} B",
+                f"{full[size]:,} B",
+                f"{sent[size] / full[size]:.2%}",
+                ", ".join(n for n in registry.names() if not n.startswith("own_")),
+            ]
+        )
+    print()
+    print_work(
+        "token economy",
+        f"one turn's tool definitions (Anthropic rendering), {PALETTE_TOOLS}-tool palette, "
+        "offer auto; against every definition of palette and catalog",
+    )
+    print_table(["catalog", "sent per turn", "full catalog", "share", "meta-tools"], rows)
+
+    thinker, hub, holder = thinkers[max(OFFER_SIZES)]
+    spare = iter(largest[PALETTE_TOOLS + max(OFFER_SIZES) :])
+    changed: list[float] = []
+    unchanged: list[float] = []
+    for _ in range(rounds):
+        hub.register_compatible(holder, _record_provider(next(spare)))
+        with settled():
+            started = time.perf_counter()
+            thinker.reconcile_tool_registry()
+            changed.append(time.perf_counter() - started)
+        with settled():
+            started = time.perf_counter()
+            thinker.reconcile_tool_registry()
+            unchanged.append(time.perf_counter() - started)
+    changed_samples, unchanged_samples = Samples(tuple(changed)), Samples(tuple(unchanged))
+    spread = max(sent.values()) - min(sent.values())
+    palette_bytes = _definition_bytes([provider.spec() for provider in palette])
+    largest_size = max(OFFER_SIZES)
+    turn_work = (
+        f"reconcile_tool_registry() after the {largest_size:,}-tool catalog widened by one "
+        f"({PALETTE_TOOLS}-tool palette, 5 grants, offer auto)"
+    )
+    return [
+        judge_check(
+            "(l) tool definitions per turn at 1,000 tools, share of the full catalog",
+            "one turn's definitions under auto against every definition",
+            f"{sent[1_000]:,} B of {full[1_000]:,} B ({sent[1_000] / full[1_000]:.2%})",
+            f"<= {OFFER_SHARE_TARGET:.0%}",
+            sent[1_000] <= OFFER_SHARE_TARGET * full[1_000],
+            note="deterministic bytes, not a timing; the palette alone is "
+            f"{palette_bytes:,} B ({palette_bytes / full[1_000]:.2%})",
+        ),
+        judge_check(
+            "(l) tool definitions per turn, 1,000 to 20,000 tools",
+            "the spread of one turn's definition bytes across the three catalogs",
+            f"{spread:,} B ({', '.join(f'{sent[n]:,}' for n in OFFER_SIZES)})",
+            f"<= {OFFER_SPREAD_TARGET:,} B",
+            spread <= OFFER_SPREAD_TARGET,
+            note="deterministic bytes, not a timing",
+        ),
+        judge_at_most(
+            "(l) a turn whose catalog changed, 20,000 tools",
+            turn_work,
+            changed_samples,
+            CHANGED_TURN_TARGET,
+        ),
+        not_judged(
+            "(l) a turn whose catalog did not change, 20,000 tools",
+            "reconcile_tool_registry() again, nothing changed",
+            unchanged_samples.text(),
+            "shown beside the changed turn; the issue sets no number for it",
+        ),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

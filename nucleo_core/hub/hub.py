@@ -357,6 +357,13 @@ class ToolHub:
                 view = catalog.tools_view = tuple(catalog.tools.values())
         return view
 
+    def catalog_holds(self, thinker_class: type[Any], provider: ToolProvider) -> bool:
+        """Whether ``thinker_class``'s catalog holds ``provider`` now, in O(1)."""
+        catalog = self._catalog(thinker_class)
+        with self._lock:
+            present = catalog.tools.get(provider.name)
+        return present is not None and (present is provider or present == provider)
+
     def compatible_skills(self, thinker_class: type[Any]) -> tuple[Skill, ...]:
         """A thinker class's skill catalog: resolved on first call, kept, widened later.
 

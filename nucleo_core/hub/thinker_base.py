@@ -285,6 +285,25 @@ class ThinkerBase:
             )
         return revoked
 
+    def _grants_still_held(self, previous: Sequence[ToolProvider]) -> bool:
+        """Whether every grant is known held without walking the catalog (else walk it).
+
+        Known when nothing can narrow the class's catalog per thinker (no override of the
+        catalog or of `reconcile_catalog`, no ``nucleo_reconcile_catalog`` hook): then an
+        unchanged catalog view holds them still, and a changed one is asked per grant, in
+        O(1) each, so a turn after a widening of 20,000 tools costs its grants only.
+        """
+        if (
+            type(self)._catalog_base is not ThinkerBase._catalog_base
+            or type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog
+            or self._hub.plugins.implements("nucleo_reconcile_catalog")
+        ):
+            return False
+        if self._catalog_at_assembly is previous:
+            return True
+        holds = self._hub.catalog_holds
+        return all(holds(type(self), provider) for provider in self._granted)
+
     def _within_ceiling(self, provider: ToolProvider) -> bool:
         """Whether a delegate's ceiling (if it has one) allows ``provider``."""
         ceiling = self._ceiling
@@ -364,8 +383,9 @@ class ThinkerBase:
         with self._lock:
             registry = self._registry
             hub = self._hub
-            self._catalog_at_assembly = self._catalog_base()
-            if self._granted:  # a narrowed catalog revokes the grants made from it
+            previous, self._catalog_at_assembly = self._catalog_at_assembly, self._catalog_base()
+            if self._granted and not ThinkerBase._grants_still_held(self, previous):
+                # a narrowed catalog revokes the grants made from it
                 ThinkerBase._revoke_grants_off(
                     self, ThinkerBase._reconciled_catalog(self, within_surface=False)
                 )
