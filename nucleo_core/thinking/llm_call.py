@@ -220,12 +220,23 @@ def _with_context_hint(error: ModelError, seat: ModelEntry) -> ModelError:
     if not _CONTEXT_OVERFLOW.search(said):
         return error
     found = _CONTEXT_SIZE.search(said)
-    server = f"the server's window is {found.group(1)} tokens; " if found else ""
+    window = int(found.group(1)) if found else None
+    server = f"the server's window is {window} tokens; " if window else ""
+    if window is not None and seat.context_window <= window:
+        # Configured right, and still over: the estimate of what the conversation holds does
+        # not count the system text and tool definitions a server adds to the prompt.
+        advice = (
+            "Set context_window below the server's (the system text and the tool definitions "
+            "count too), so that the conversation is compacted earlier."
+        )
+    else:
+        advice = (
+            "Set context_window in its model entry to the server's, so that the conversation "
+            "is compacted before it overflows."
+        )
     hint = (
         f"The conversation does not fit the model's context window: {server}the entry "
-        f"{seat.id} is configured with context_window = {seat.context_window}. Set "
-        "context_window in its model entry to the server's, so that the conversation is "
-        "compacted before it overflows."
+        f"{seat.id} is configured with context_window = {seat.context_window}. {advice}"
     )
     if seat.id not in _warned_seats:
         _warned_seats.add(seat.id)

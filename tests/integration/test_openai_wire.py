@@ -1310,3 +1310,13 @@ def test_a_context_overflow_names_the_server_s_window_and_the_setting(
     assert "context_window = 128000" in message
     assert raised.value.status == 400
     assert any("context_window" in r.getMessage() for r in caplog.records)
+
+
+def test_an_overflow_of_a_window_set_right_says_to_set_it_lower(server: WireServer) -> None:
+    """An entry already at the server's window is told to go under it: prompts add tokens too."""
+    server.replies.append(error_reply(400, "Requested tokens (2100) exceed context window of 2048"))
+
+    with pytest.raises(ModelRequestRejected) as raised:
+        exchange(server, context_window=2048)
+
+    assert "Set context_window below the server's" in str(raised.value)

@@ -312,12 +312,13 @@ def test_a_durable_chat_of_three_turns_keeps_every_turn(entry: str, tmp_path: Pa
 
 def test_demo_runs_to_its_summary(entry: str, tmp_path: Path) -> None:
     """``nucleo demo`` on the configured model tells both thinkers, the transcripts, the summary."""
-    # The entry as docs/models.md configures a small local model: its window is the server's, so
-    # twelve turns are compacted rather than overflowing it. On two shared cores an exchange late
-    # in a turn limit reads thousands of tokens first: the deadline is generous, answers short.
+    # The entry as docs/models.md configures a small local model: a window under the server's
+    # (whose function-calling prompt adds the tool definitions), so twelve turns are compacted
+    # rather than overflowing it. On two shared cores an exchange late in a turn limit reads
+    # thousands of tokens first: the deadline is generous, the answers short.
     (tmp_path / "nucleo.toml").write_text(
         f'[models.grades]\nstandard = "{entry}"\n\n[models.entries."{entry}"]\n'
-        f"context_window = {CONTEXT}\nmax_output_tokens = 128\ndeadline = 600\n",
+        f"context_window = {CONTEXT // 2}\nmax_output_tokens = 128\ndeadline = 600\n",
         encoding="utf-8",
     )
     done = nucleo("demo", cwd=tmp_path)
