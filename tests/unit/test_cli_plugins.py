@@ -337,7 +337,7 @@ def test_plugins_with_autoload_switched_off_loads_nothing(site: Any) -> None:
     assert "cliplug_weather" not in sys.modules
     table, builtins = run("plugins", NUCLEO_DISABLE_PLUGIN_AUTOLOAD="1").output.split("Builtin")
     assert "loaded" not in table
-    names = "artifact_tools, sub_thinker, request_tools, request_skill, skill_files"
+    names = "artifact_tools, sub_thinker, request_tools, search_tools, request_skill, skill_files"
     assert f"plugins: {names} loaded" in builtins
     assert "2 disabled" in table
     assert "acme-weather" not in run("tools", NUCLEO_DISABLE_PLUGIN_AUTOLOAD="1").output
@@ -398,7 +398,7 @@ def test_plugins_with_none_installed_says_what_a_plugin_is() -> None:
         "No nucleo plugins are installed.",
         "A plugin is a distribution with an entry point in one of the groups "
         "nucleo.tools, nucleo.skills, nucleo.plugins.",
-        "Builtin plugins: artifact_tools, sub_thinker, request_tools, request_skill, skill_files "
+        "Builtin plugins: artifact_tools, sub_thinker, request_tools, search_tools, request_skill, skill_files "
         "loaded.",
     ]
 
@@ -408,7 +408,7 @@ def test_plugins_names_a_blocked_builtin() -> None:
     result = run("plugins", NUCLEO_PLUGINS_BLOCK="builtin:sub_thinker")
     assert result.exit_code == 0
     assert result.output.splitlines()[-1] == (
-        "Builtin plugins: artifact_tools, request_tools, request_skill, skill_files loaded; "
+        "Builtin plugins: artifact_tools, request_tools, search_tools, request_skill, skill_files loaded; "
         "sub_thinker blocked."
     )
 
