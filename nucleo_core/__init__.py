@@ -25,8 +25,11 @@ from nucleo_core.hub import (
     AdmissionEvent,
     RequestSkillResult,
     RequestToolsResult,
+    SearchToolsResult,
     ThinkerBase,
     ToolHub,
+    ToolNotAdmitted,
+    ToolOffer,
     ToolSelector,
 )
 from nucleo_core.models import AnswerSize, ModelCatalog, ThinkerDeclaration
@@ -114,6 +117,7 @@ __all__ = [
     "Risk",
     "RunPaused",
     "SchemaRefinementError",
+    "SearchToolsResult",
     "SeatGrade",
     "ShadowRecord",
     "SingleObjectiveThinker",
@@ -132,6 +136,8 @@ __all__ = [
     "ToolDeclarationError",
     "ToolHub",
     "ToolIndex",
+    "ToolNotAdmitted",
+    "ToolOffer",
     "ToolProvider",
     "ToolRecordError",
     "ToolRegistry",

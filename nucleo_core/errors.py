@@ -9,6 +9,7 @@ Errors are kept apart by who has to act on them::
     │   ├── UnknownTool             a call named a tool the registry cannot reach
     │   ├── ReadOnlyViolation       a read-only palette was asked to run a mutating tool
     │   ├── PermissionDenied        the permission guard denied the call, or its approval
+    │   ├── ToolNotAdmitted         (nucleo_core.hub) a deferred tool refused at its first call
     │   ├── AnswerRefused           an answer the declared output type cannot hold
     │   └── ArtifactError           (nucleo_core.conversations) ArtifactNotFound,
     │                               ArtifactPathError, ArtifactSearchError

@@ -19,25 +19,43 @@ from nucleo_core.hub.meta_tools import (
     RequestToolsProvider,
     RequestToolsResult,
 )
+from nucleo_core.hub.search_tool import (
+    OFFER_BUDGET,
+    SEARCH_TOOLS,
+    DeferredToolProvider,
+    FoundTool,
+    SearchToolsProvider,
+    SearchToolsResult,
+    ToolNotAdmitted,
+    ToolOffer,
+)
 from nucleo_core.hub.selector import ToolSelector
 from nucleo_core.hub.thinker_base import ThinkerBase
 
 __all__ = [
+    "OFFER_BUDGET",
     "REQUEST_SKILL",
     "REQUEST_TOOLS",
+    "SEARCH_TOOLS",
     "Admission",
     "AdmissionEvent",
     "AdmissionRule",
+    "DeferredToolProvider",
+    "FoundTool",
     "GuardrailOutcome",
     "Refusal",
     "RequestSkillProvider",
     "RequestSkillResult",
     "RequestToolsProvider",
     "RequestToolsResult",
+    "SearchToolsProvider",
+    "SearchToolsResult",
     "SkillAdmissionRule",
     "SkillGuardrail",
     "ThinkerBase",
     "ToolGuardrail",
     "ToolHub",
+    "ToolNotAdmitted",
+    "ToolOffer",
     "ToolSelector",
 ]
