@@ -46,18 +46,20 @@ class _StillPaused(click.ClickException):
 
 
 def guard_the_hub(hub: ToolHub, *, only_if_configured: bool = False) -> None:
-    """Give ``hub`` the project's permission guard (`discover_guard_config`), if it has none.
+    """Give ``hub`` the project's permission guard (`discover_guard_config`).
+
+    A hub has the default policy's guard from the start; the project's configuration, when it
+    declares one, takes its place.
 
     Args:
         hub: The command's hub.
         only_if_configured: Only when the project declares a guard configuration (``nucleo
-            run`` and ``nucleo chat``); else the defaults too (``nucleo resume``).
+            run`` and ``nucleo chat``); else the configuration's defaults too (``nucleo
+            resume``).
 
     Raises:
         CommandError: The project's guard configuration is malformed.
     """
-    if hub.guard is not None:
-        return
     from nucleo_core.guard import GuardConfigError, PermissionGuard, discover_guard_config
 
     try:

@@ -96,9 +96,12 @@ class ToolHub:
             returns cannot keep the interpreter from exiting.
 
         guard: The permission guard every call passes after the call door's availability,
-            read-only and input checks (`nucleo_core.guard`). A `PermissionPolicy` is made a
-            guard that asks this hub's ``nucleo_permission`` hooks too. ``None`` (for now the
-            default) asks no permission.
+            read-only and input checks (`nucleo_core.guard`). By default (``True``) the default
+            policy — declared risk low → auto, medium → notify, high or undeclared → confirm —
+            over this hub's ``nucleo_permission`` hooks; a `PermissionPolicy` of your own is
+            made a guard over those hooks too, and a `PermissionGuard` is used as it is.
+            ``False`` asks no permission at all (the tools' declared risk is then not
+            enforced at the call: for code that decides permission itself).
         approver: Approves or rejects ``confirm``-level calls of every thinker on this hub
             that has no approver of its own (`nucleo_core.guard.approvals`).
         audit: The audit log every grant, refusal, revocation, permission decision,
@@ -124,7 +127,7 @@ class ToolHub:
         plugins: PluginHost | None = None,
         skills: SkillRegistry | None = None,
         admission_timeout: float = DEFAULT_ADMISSION_TIMEOUT,
-        guard: PermissionGuard | PermissionPolicy | None = None,
+        guard: PermissionGuard | PermissionPolicy | bool = True,
         approver: Approver | None = None,
         audit: AuditLog | None = None,
     ) -> None:
@@ -939,18 +942,21 @@ def _rule_name(factory: Callable[..., Any], match: object, kind: str) -> str:
 
 
 def _guard_of(
-    guard: PermissionGuard | PermissionPolicy | None, plugins: PluginHost
+    guard: PermissionGuard | PermissionPolicy | bool, plugins: PluginHost
 ) -> PermissionGuard | None:
-    """The hub's guard: ``guard`` itself, or a policy made a guard over the hub's hooks."""
-    if guard is None:
+    """The hub's guard: the default policy's, a policy's over the hub's hooks, or ``guard``."""
+    if guard is False:
         return None
     from nucleo_core.guard.permission_guard import PermissionGuard
     from nucleo_core.guard.policy import PermissionPolicy
 
+    if guard is True:
+        return PermissionGuard(PermissionPolicy(), plugins)
     if isinstance(guard, PermissionGuard):
         return guard
     if isinstance(guard, PermissionPolicy):
         return PermissionGuard(guard, plugins)
     raise TypeError(
-        f"guard must be a PermissionGuard or a PermissionPolicy, not {type(guard).__name__}"
+        "guard must be True (the default policy), False (no permission step), a "
+        f"PermissionPolicy or a PermissionGuard, not {type(guard).__name__}"
     )

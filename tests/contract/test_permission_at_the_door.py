@@ -1,9 +1,10 @@
 """The permission guard at the call door: declared risk becomes a decision at every call.
 
-A hub given a guard (``ToolHub(guard=PermissionPolicy())``) asks it after the door's
-availability, read-only and input checks: ``auto`` and ``notify`` run, ``deny`` is a
-correctable refusal, ``confirm`` runs only once the thinker's approver (or its delegator's, or
-the hub's) approved it; with no approver, or an approver that fails, the call is refused.
+Every hub has a guard (the default policy's unless given another; ``guard=False`` has none)
+and asks it after the door's availability, read-only and input checks: ``auto`` and
+``notify`` run, ``deny`` is a correctable refusal, ``confirm`` runs only once the thinker's
+approver (or its delegator's, or the hub's) approved it; with no approver, or an approver that
+fails, the call is refused.
 """
 
 from __future__ import annotations
@@ -66,9 +67,17 @@ def guarded(*rules: PermissionRule, approver: Any = None) -> ToolHub:
     return ToolHub(guard=PermissionPolicy(rules=rules), approver=approver)
 
 
-def test_without_a_guard_every_available_tool_runs_as_before() -> None:
-    """A hub with no guard asks no permission (the door's first three steps only)."""
-    thinker, _ = run_with(ToolHub(), calls(call("archive", {"key": "a"})))
+def test_the_default_hub_guards_every_call_with_the_default_policy() -> None:
+    """ToolHub() decides from declared risk: a high-risk call with nobody to approve is refused."""
+    thinker, model = run_with(ToolHub(), calls(call("archive", {"key": "a"})))
+    (refusal,) = results(model, 1)
+    assert "needs an approval" in refusal.content
+    assert thinker.ledger.names() == []
+
+
+def test_a_hub_built_without_a_guard_asks_no_permission() -> None:
+    """ToolHub(guard=False): the door's first three steps only, as code that decides itself."""
+    thinker, _ = run_with(ToolHub(guard=False), calls(call("archive", {"key": "a"})))
     assert thinker.ledger.names() == ["archive"]
 
 

@@ -390,6 +390,7 @@ def test_a_tool_that_raises_is_a_failed_call_whose_message_the_model_never_reads
 import logging
 
 logging.disable(logging.CRITICAL)  # nucleo logs each failure with its traceback
+hub.approver = lambda request: True  # Datasette declares no risk: it needs an approval to run
 emit(asyncio.run(run(
     hub,
     "c1",
