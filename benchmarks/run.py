@@ -31,6 +31,8 @@ Sections:
     (j) one MCP tool call through nucleo's provider and client pool (entered on the caller's
         loop), next to the MCP SDK's own ``ClientSession.call_tool`` on the same stdio test
         server, on each protocol (needs the ``mcp`` extra);
+    (k) the permission guard and the audit record: what the default guard and a SQLite
+        `AuditLog` add to one auto call on the full call path (target <= 15 us, amortized);
     (l) `ToolIndex`: building an index of 5,000 tools, a query over 20,000, widening and
         narrowing that catalog by one tool next to a rebuild, and retrieval quality against
         plain BM25 on the development set (benchmarks/data/tool_retrieval.json).
@@ -48,6 +50,7 @@ from importlib import metadata
 
 from bench_calls import run_calls_section
 from bench_exchange import run_exchange_section
+from bench_guard import run_guard_section
 from bench_harness import NOT_JUDGED, Verdict, print_heading
 from bench_imports import run_imports_section
 from bench_loop import run_loop_overhead_section, run_parallel_tools_section
@@ -116,11 +119,14 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--mcp-rounds", type=_positive, default=9, help="blocks of calls in (j)")
     parser.add_argument(
+        "--guard-calls", type=_positive, default=5000, help="calls per variant per round in (k)"
+    )
+    parser.add_argument(
         "--search-rounds", type=_positive, default=7, help="interleaved timed rounds in (l)"
     )
     parser.add_argument(
         "--sections",
-        default="abcdefghijl",
+        default="abcdefghijkl",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -145,6 +151,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.loop_runs, arguments.loop_rounds = 50, 2
         arguments.mcp_calls, arguments.mcp_rounds = 30, 3
         arguments.search_rounds = 2
+        arguments.guard_calls = 200
     return arguments
 
 
@@ -239,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if "j" in sections:
         plan.append(("j", lambda: run_mcp_section(arguments.mcp_calls, arguments.mcp_rounds)))
+    if "k" in sections:
+        plan.append(("k", lambda: run_guard_section(arguments.guard_calls, arguments.call_rounds)))
     if "l" in sections:
         plan.append(("l", lambda: run_search_section(rounds=arguments.search_rounds)))
     for name, measure in plan:

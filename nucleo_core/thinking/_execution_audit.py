@@ -1,8 +1,9 @@
 """`CallAudit`: one turn's calls on the audit record (`nucleo_core.guard.audit`).
 
-Each call gets, in order: its ``permission`` decision (when the hub has a guard), its approval
-request and decision (for a ``confirm``), its ``call_start`` just before the tool runs, and its
-``call_finish`` with the outcome and the duration. A call refused before it ran gets only its
+Each call gets, in order: its ``permission`` decision (a ``confirm``; an ``auto`` or
+``notify`` rides on the ``call_start``), its approval request and decision (for a
+``confirm``), its ``call_start`` just before the tool runs, and its ``call_finish`` with the
+outcome and the duration. A call refused before it ran gets only its
 ``call_finish`` (``refused``). A ``call_start`` under ``notify`` or ``confirm`` is committed
 before the tool runs, so a crash cannot hide that the call began; other records are batched.
 """
@@ -41,16 +42,25 @@ class CallAudit:
         requester: Who asked (the thinker, its conversation, its parents).
     """
 
-    __slots__ = ("_log", "_requester")
+    __slots__ = ("_digests", "_log", "_requester")
 
     def __init__(self, log: AuditLog, requester: Requester) -> None:
         self._log = log
         self._requester = requester
+        # Each call's arguments are digested once, for all of its records.
+        self._digests: dict[str, str] = {}
 
     def permission(
         self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision
     ) -> None:
-        """The guard's decision about ``call``."""
+        """The guard's decision about ``call``.
+
+        An ``auto`` or ``notify`` decision is carried by the call's ``call_start`` (its
+        decision and rule), so it is not written twice; a ``confirm`` is written here, before
+        its approval is asked.
+        """
+        if decided.decision.value in ("auto", "notify"):
+            return
         self._record(
             self._event(
                 "permission",
@@ -160,7 +170,8 @@ class CallAudit:
                 not run.
         """
         decision = decided.decision.value if decided is not None else None
-        event = self._event("call_start", call, provider, decision=decision)
+        rule = decided.decided_by if decided is not None else None
+        event = self._event("call_start", call, provider, decision=decision, rule=rule)
         if decision in _DURABLE_START:
             self._log.record(event, durable=True)
         else:
@@ -216,6 +227,16 @@ class CallAudit:
         from nucleo_core.guard.audit.events import AuditEvent
 
         arguments = call.raw_input if isinstance(call.raw_input, Mapping) else None
+        digest = None
+        if arguments is not None:
+            digest = self._digests.get(call.id)
+            if digest is None:
+                from nucleo_core.guard.audit.canonical import arguments_digest
+
+                try:
+                    digest = self._digests[call.id] = arguments_digest(arguments)
+                except Exception:  # no canonical form: the log says so when it records
+                    digest = None
         return AuditEvent(
             kind=kind,
             requester=self._requester,
@@ -223,7 +244,9 @@ class CallAudit:
             source=provider.source if provider is not None else None,
             risk=provider.risk.value if provider is not None and provider.risk_declared else None,
             call_id=call.id,
-            arguments=arguments,
+            # The full arguments only where the log keeps them: the digest stands for them.
+            arguments=arguments if digest is None or self._log.record_arguments else None,
+            arguments_digest=digest,
             **fields,
         )
 

@@ -87,13 +87,11 @@ def of_call(records: list[AuditRecord], call_id: str) -> list[tuple[str, str | N
 
 
 def test_an_auto_call_is_decided_started_and_finished_on_the_record() -> None:
-    """One call's life, in order: permission (auto), call_start, call_finish (ok)."""
+    """One call's life, in order: call_start (auto, and the rule), call_finish (ok)."""
     records, _ = run_audited(calls(call("lookup", {"key": "a"}, id="c1")))
-    assert of_call(records, "c1") == [
-        ("permission", "auto"),
-        ("call_start", "auto"),
-        ("call_finish", "ok"),
-    ]
+    assert of_call(records, "c1") == [("call_start", "auto"), ("call_finish", "ok")]
+    start = next(r for r in records if r.kind == "call_start")
+    assert start.rule == "default:risk=low"
     finish = next(r for r in records if r.kind == "call_finish")
     assert finish.tool == "lookup"
     assert finish.source
