@@ -69,7 +69,7 @@ class LLMCall(Generic[AnswerT]):
       correction and escalation) ends with `ModelConnectionError` once it has passed.
     - **Context window** — a refusal in which the server says the conversation passes its
       context window says, besides, the window the seat is configured with and how to set it
-      (logged once per seat on ``nucleo.models``).
+      (and logs it as a warning on ``nucleo.models``).
     - **Turns** — `turns` holds the refused answers and their correction turns of the last
       run; when the run gives up (`ResponseParseError`, `ResponseValidationError`) it ends with
       the answer given up on, so a caller can keep them for the transcript.
@@ -211,9 +211,6 @@ class LLMCall(Generic[AnswerT]):
             )
 
 
-_warned_seats: set[str] = set()
-
-
 def _with_context_hint(error: ModelError, seat: ModelEntry) -> ModelError:
     """``error``, or one like it also saying how to fit the seat's window, when it is about it."""
     said = str(error)
@@ -238,9 +235,7 @@ def _with_context_hint(error: ModelError, seat: ModelEntry) -> ModelError:
         f"The conversation does not fit the model's context window: {server}the entry "
         f"{seat.id} is configured with context_window = {seat.context_window}. {advice}"
     )
-    if seat.id not in _warned_seats:
-        _warned_seats.add(seat.id)
-        logger.warning("%s", hint)
+    logger.warning("%s", hint)
     return type(error)(f"{said} {hint}", provider=error.provider, status=error.status)
 
 
