@@ -398,8 +398,8 @@ def test_plugins_with_none_installed_says_what_a_plugin_is() -> None:
         "No nucleo plugins are installed.",
         "A plugin is a distribution with an entry point in one of the groups "
         "nucleo.tools, nucleo.skills, nucleo.plugins.",
-        "Builtin plugins: artifact_tools, sub_thinker, request_tools, search_tools, request_skill, skill_files "
-        "loaded.",
+        "Builtin plugins: artifact_tools, sub_thinker, request_tools, search_tools, "
+        "request_skill, skill_files loaded.",
     ]
 
 
@@ -408,8 +408,8 @@ def test_plugins_names_a_blocked_builtin() -> None:
     result = run("plugins", NUCLEO_PLUGINS_BLOCK="builtin:sub_thinker")
     assert result.exit_code == 0
     assert result.output.splitlines()[-1] == (
-        "Builtin plugins: artifact_tools, request_tools, search_tools, request_skill, skill_files loaded; "
-        "sub_thinker blocked."
+        "Builtin plugins: artifact_tools, request_tools, search_tools, request_skill, "
+        "skill_files loaded; sub_thinker blocked."
     )
 
 
