@@ -56,6 +56,7 @@ from nucleo_core import (
     hookimpl,
     tool,
 )
+from nucleo_core.guard.approvals import Approval, ApprovalRequest
 from nucleo_core.hub.call_door import call_door
 from nucleo_core.testing import ScriptedModel
 from nucleo_core.thinking.depth import Depth
@@ -177,6 +178,9 @@ class Governance(RuleBasedStateMachine):
         self.hook_mode = "ok"
         self.phase: frozenset[str] | None = None
         self.mode: dict[str, str] = dict.fromkeys(CATALOG_POOL, "grant")
+        # How the approver answers a confirm-level (high-risk) call, and what it was asked.
+        self.approval = "approve"
+        self.asked: list[str] = []
         self.modelled: dict[int, Modelled] = {}
         self.hub.register_admission(None, self._matches, self._guardrail, name="random rule")
         self.hub.register_plugin(_Reconcile(self), name="random-reconcile")
@@ -193,6 +197,14 @@ class Governance(RuleBasedStateMachine):
 
     def _guardrail(self, thinker: object) -> _Guardrail:
         return _Guardrail(self)
+
+    def _approver(self, request: ApprovalRequest) -> object:
+        self.asked.append(request.tool)
+        if self.approval == "crash":
+            raise RuntimeError("approver crashed")
+        if self.approval == "garbage":
+            return "yes"
+        return Approval(self.approval == "approve", "" if self.approval == "approve" else "no")
 
     # -- the model ----------------------------------------------------------------------------
 
@@ -328,6 +340,10 @@ class Governance(RuleBasedStateMachine):
     def reconcile_hook_mode(self, mode: str) -> None:
         self.hook_mode = mode
 
+    @rule(mode=st.sampled_from(["approve", "approve", "reject", "crash", "garbage"]))
+    def approval_mode(self, mode: str) -> None:
+        self.approval = mode
+
     @rule(name=st.sampled_from(CATALOG_POOL), mode=st.sampled_from(MODES))
     def guardrail_mode(self, name: str, mode: str) -> None:
         self.mode[name] = mode
@@ -379,7 +395,10 @@ class Governance(RuleBasedStateMachine):
             for index, name in enumerate(names)
         ]
         before = len(RAN)
-        execution = ToolExecutor().prepare(calls, check=partial(call_door, thinker), parent=thinker)
+        self.asked.clear()
+        execution = ToolExecutor().prepare(
+            calls, check=partial(call_door, thinker), parent=thinker, approver=self._approver
+        )
         asyncio.run(execution.run())
         report = execution.report()
         ran = [name for who, name in RAN[before:] if who == id(thinker)]
@@ -387,6 +406,12 @@ class Governance(RuleBasedStateMachine):
         assert set(ran) <= may_run, (ran, may_run, m.restriction, self.phase, m.ceiling)
         if m.read_only:
             assert all(PROVIDERS[name].read_only for name in ran)
+        # The permission step: a high-risk tool ran only once approved at its call; a low-risk
+        # one ran without asking; nobody was asked about a tool that could not run.
+        high = [name for name in ran if not PROVIDERS[name].read_only]
+        assert all(self.approval == "approve" and name in self.asked for name in high)
+        assert all(PROVIDERS[name].read_only is False for name in self.asked)
+        assert set(self.asked) <= may_run
         results = report.results_message().content
         assert [block.tool_use_id for block in results] == [c.id for c in calls]
 
