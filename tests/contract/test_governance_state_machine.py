@@ -379,6 +379,16 @@ class Governance(RuleBasedStateMachine):
         )
         return sub
 
+    @rule(thinker=thinkers, shuffle=st.randoms(use_true_random=False))
+    def call_what_may_run(self, thinker: Any, shuffle: Any) -> None:
+        """The model calls what the machine says may run now, mutating tools first."""
+        m = self.modelled[id(thinker)]
+        names = [name for name in CALLABLE if self.allowed(m, name)]
+        shuffle.shuffle(names)
+        names.sort(key=lambda name: PROVIDERS[name].read_only)
+        if names:
+            self.call(thinker, names[:3], reconcile_first=False)
+
     @rule(
         thinker=thinkers,
         names=st.lists(st.sampled_from(CALLABLE), min_size=1, max_size=3),
