@@ -545,6 +545,7 @@ def _print_profile(path: NucleoFullCall, count: int) -> None:
     stats = pstats.Stats(profiler)
     by_area: dict[str, float] = defaultdict(float)
     total = 0.0
+    # pstats.Stats keeps its table in ``stats``, which typeshed does not declare.
     for (filename, _, _), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
         total += own
         by_area[_area(filename)] += own

@@ -349,6 +349,8 @@ def _record_provider(record: dict[str, Any]) -> Any:
             return raw
 
         def create(self, parent: object | None = None) -> Any:
+            # A record stands in for a catalog entry that is only indexed and offered here,
+            # never called: making a tool of it would be a bug in the benchmark.
             raise NotImplementedError("not run in the benchmark")
 
     return RecordTool(record)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from nucleo_core.errors import ReservedToolName
 from nucleo_core.hub.admission import (
@@ -275,7 +275,9 @@ class ToolHub:
         self._audit_admission(thinker, event, "revocation")
         logger.info("revoked tool %r for %s: %s", name, event.thinker, reason)
 
-    def _audit_admission(self, thinker: Any, event: AdmissionEvent, kind: str) -> None:
+    def _audit_admission(
+        self, thinker: Any, event: AdmissionEvent, kind: Literal["grant", "refusal", "revocation"]
+    ) -> None:
         """Put an admission on the audit record too, when the hub keeps one.
 
         A guardrail that crashed is recorded as a ``failure`` as well, with what it raised
@@ -310,7 +312,7 @@ class ToolHub:
             decided_by = [o.guardrail for o in event.outcomes if o.refuses]
             log.record(
                 AuditEvent(
-                    kind=kind,  # type: ignore[arg-type]  # grant, refusal or revocation
+                    kind=kind,
                     requester=requester,
                     rule=", ".join(decided_by) or None,
                     reason=event.reason or None,
