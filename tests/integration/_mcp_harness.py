@@ -269,39 +269,22 @@ def _serving(process: subprocess.Popen[str], errlog: Any) -> str:
             time.sleep(0.05)
 
 
-def time_server_venv(folder: Path) -> Path:
-    """Install the published ``mcp-server-time`` into a fresh virtual environment.
+def time_server_executable() -> Path:
+    """The published ``mcp-server-time``, which the ``test`` extra installs beside pytest.
+
+    Tests reach no network but 127.0.0.1, so the server comes with the install step
+    (``pip install -e ".[test]"``), not from the package index at test time.
 
     Returns:
-        The environment's ``mcp-server-time`` executable.
+        The ``mcp-server-time`` executable of the running interpreter's environment.
     """
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(folder)],
-        check=True,
-        capture_output=True,
-        timeout=120,
+    folder = Path(sys.executable).parent
+    executable = folder / "mcp-server-time"
+    assert executable.is_file(), (
+        f"mcp-server-time is not installed beside {sys.executable}; it is part of the test "
+        'extra: run python3 -m pip install -e ".[test]"'
     )
-    python = folder / "bin" / "python"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "mcp-server-time",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=clean_environment(),
-        check=False,
-    )
-    assert done.returncode == 0, f"pip install mcp-server-time failed:\n{done.stderr}"
-    return folder / "bin" / "mcp-server-time"
+    return executable
 
 
 class Generalist(ThinkerBase):

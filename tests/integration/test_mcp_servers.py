@@ -29,7 +29,7 @@ from _mcp_harness import (
     no_child_left_behind,  # noqa: F401  # a fixture, used through pytestmark
     palette,
     stdio,
-    time_server_venv,
+    time_server_executable,
 )
 
 from nucleo_core import Risk, ToolHub, run_tool, to_anthropic, to_mcp, tool
@@ -388,9 +388,9 @@ def test_a_streamable_http_server_lists_calls_and_notifies_list_changed() -> Non
 
 
 @pytest.fixture(scope="session")
-def mcp_server_time(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The published mcp-server-time, installed from the package index into a fresh venv."""
-    return time_server_venv(tmp_path_factory.mktemp("mcp-server-time") / "venv")
+def mcp_server_time() -> Path:
+    """The published mcp-server-time, installed by the test extra."""
+    return time_server_executable()
 
 
 def test_the_published_time_server_lists_and_answers_with_structured_content(
