@@ -44,6 +44,16 @@ def _no_plugin_switches_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(variable, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _mcp_pins_of_the_test_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Give each test (and the processes it starts) a pin store of its own.
+
+    MCP tool definitions are pinned by server id; tests reuse ids for different servers, which
+    a store shared across the suite would rightly quarantine.
+    """
+    monkeypatch.setenv("NUCLEO_MCP_PINS", str(tmp_path / "mcp_pins.sqlite3"))
+
+
 def _plugin_site_module() -> ModuleType:
     """``tests/unit/plugins/_plugin_site.py``, the fake site of real distributions, loaded once."""
     module = sys.modules.get("_plugin_site")

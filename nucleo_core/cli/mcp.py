@@ -9,6 +9,9 @@ not fatal: the command exits 0. ``nucleo mcp tools SERVER``
 starts one server and lists its tools as ``nucleo tools`` does; an id that is not configured
 exits 2 (naming the ids that are), a server that does not start exits 1 (with the reason, its
 command and the tail of its stderr). A configuration that cannot be read exits 2.
+A tool withheld because its definition changed since it was pinned is shown under the table
+with its diff; ``nucleo mcp pins`` lists the pins and the quarantined tools without starting
+any server, and ``nucleo mcp pins accept SERVER TOOL`` accepts a quarantined definition.
 `configured_mcp_tools` gives ``nucleo tools`` the same servers' tools, and
 `connect_configured_servers` binds them to the hub of ``nucleo run`` and ``nucleo chat``.
 
@@ -44,7 +47,8 @@ from nucleo_core.mcp import (
     MCPToolProvider,
     discover_servers,
 )
-from nucleo_core.mcp.errors import MISSING_SDK
+from nucleo_core.mcp.errors import MISSING_SDK, MCPPinError, MCPPinStoreError
+from nucleo_core.mcp.pins import PinStore, Quarantine, pin_store_path, short_digest
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -103,12 +107,14 @@ class ServerReport:
         status: Its session state once started (before it was closed).
         unavailable: Why it did not start, when it did not.
         providers: Its tools, as registered (without any skipped or colliding tool).
+        quarantined: Its tools withheld by their pins (`nucleo_core.mcp.pins`), with diffs.
     """
 
     config: MCPServerConfig
     status: MCPServerStatus
     unavailable: MCPServerUnavailable | None
     providers: tuple[MCPToolProvider, ...]
+    quarantined: tuple[Quarantine, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,7 +159,9 @@ def mcp(ctx: click.Context, as_json: bool) -> None:
         render.print_json([server_summary(report) for report in found.servers])
     else:
         _print_server_table(found.servers)
-    _warn(found.problems)
+        _print_quarantined([q for report in found.servers for q in report.quarantined])
+    # A quarantine is part of the report (with its diff), not a warning besides it.
+    _warn([problem for problem in found.problems if problem.kind != "quarantined"])
 
 
 @mcp.command("tools")
@@ -309,6 +317,7 @@ def survey(configs: Sequence[MCPServerConfig], names: Sequence[str] | None = Non
                         status=servers.pool.status(name),
                         unavailable=outcome if isinstance(outcome, MCPServerUnavailable) else None,
                         providers=providers,
+                        quarantined=servers.quarantined(name),
                     )
                 )
             problems = tuple(p for p in servers.problems if p.kind != "unavailable")
@@ -337,7 +346,130 @@ def server_summary(report: ServerReport) -> dict[str, Any]:
         "disabled": config.disabled,
         "roots": list(config.root_uris()),
         "sampling": None if config.sampling is None else config.sampling.model,
+        "pin": config.pin,
+        "new_tools": config.new_tools,
+        "quarantined": [quarantine.to_json() for quarantine in report.quarantined],
     }
+
+
+# -- pins ---------------------------------------------------------------------------------------
+
+
+@mcp.group("pins", invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+@click.pass_context
+def mcp_pins(ctx: click.Context, as_json: bool) -> None:
+    """List the pinned tool definitions of the configured servers, and the quarantined tools.
+
+    The first time a server's tool is seen, its definition (name, title, description, input
+    and output schemas, annotations) is pinned. A tool whose server later publishes another
+    definition is quarantined: withheld from every catalog until accepted with
+    `nucleo mcp pins accept SERVER TOOL`. Each quarantined tool is shown with the diff of its
+    pinned and published definitions. No server is started: this reads the pin store.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    group = ctx.parent.params if ctx.parent is not None else {}
+    as_json = as_json or bool(group.get("as_json", False))
+    configs = _configured()
+    pinned = [config for config in configs if config.pin]
+    entries: list[dict[str, Any]] = []
+    held: list[Quarantine] = []
+    stores: dict[str, PinStore] = {}
+    for config in pinned:
+        store = stores.setdefault(str(pin_store_path(config)), PinStore(pin_store_path(config)))
+        try:
+            pins = store.pins(config.name)
+            quarantined = store.quarantined(config.name)
+        except MCPPinStoreError as exc:
+            raise click.ClickException(str(exc)) from exc
+        held += quarantined
+        waiting = {quarantine.tool: quarantine for quarantine in quarantined}
+        entries += [
+            {
+                "server": pin.server,
+                "tool": pin.tool,
+                "state": "quarantined" if pin.tool in waiting else "pinned",
+                "digest": pin.digest,
+                "pinned_at": pin.pinned_at,
+            }
+            for pin in pins
+        ]
+        entries += [
+            {
+                "server": quarantine.server,
+                "tool": quarantine.tool,
+                "state": "quarantined",
+                "digest": None,
+                "pinned_at": None,
+            }
+            for quarantine in quarantined
+            if quarantine.pinned is None  # new: no pin of its own to list it by
+        ]
+    unpinned = [config.name for config in configs if not config.pin]
+    if as_json:
+        render.print_json(
+            {
+                "stores": list(stores),
+                "pins": entries,
+                "quarantined": [quarantine.to_json() for quarantine in held],
+                "unpinned": unpinned,
+            }
+        )
+        return
+    if not configs:
+        click.echo("No MCP servers are configured for this project.")
+        return
+    if entries:
+        _print_pin_table(entries)
+    else:
+        click.echo(
+            "No tool definitions are pinned yet: they are pinned the first time each server's "
+            "tools are listed (`nucleo mcp` lists them)."
+        )
+    if unpinned:
+        click.echo(f"Not pinned (pin = false): {', '.join(unpinned)}.")
+    click.echo(f"Pin store: {', '.join(stores) or '-'}")
+    _print_quarantined(held)
+
+
+@mcp_pins.command("accept")
+@click.argument("server")
+@click.argument("tool")
+@click.option(
+    "--digest",
+    default=None,
+    help="Accept only if the quarantined definition has this digest (as `nucleo mcp pins` "
+    "shows it): what was reviewed is what is pinned.",
+)
+def mcp_pins_accept(server: str, tool: str, digest: str | None) -> None:
+    """Accept the quarantined definition of TOOL on SERVER: pin it, and offer the tool again.
+
+    What is pinned is the definition shown by `nucleo mcp pins` (recorded when the tool was
+    quarantined), never whatever the server publishes at this moment: a definition that
+    changed again since is quarantined again. A running process (a thinker, the gateway)
+    offers the tool at the server's next listing, or when it connects again.
+    """
+    configs = {config.name: config for config in _configured()}
+    config = configs.get(server)
+    if config is None:
+        known = ", ".join(configs) or "none"
+        raise CommandError(f"no MCP server named '{server}'. Configured servers: {known}")
+    if not config.pin:
+        raise CommandError(
+            f"MCP server '{server}' is not pinned (pin = false): its tools are never quarantined"
+        )
+    store = PinStore(pin_store_path(config))
+    try:
+        pin = store.accept(server, tool, digest=digest)
+    except MCPPinError as exc:
+        raise CommandError(str(exc)) from exc
+    except MCPPinStoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(
+        f"Accepted '{tool}' on MCP server '{server}': pinned {short_digest(pin.digest)} in "
+        f"{store.path}. It is offered again from the server's next listing."
+    )
 
 
 # -- internals ----------------------------------------------------------------------------------
@@ -383,6 +515,58 @@ def _print_server_table(reports: Sequence[ServerReport]) -> None:
     click.echo(f"{render.counted(len(reports), 'MCP server')} ({origins}): {tally}.")
     if any(report.unavailable is None for report in reports):
         click.echo("`nucleo mcp tools SERVER` lists the tools of one.")
+
+
+def _print_pin_table(entries: Sequence[dict[str, Any]]) -> None:
+    from rich.text import Text
+
+    columns = (
+        Column("Server", "key"),
+        Column("Tool", "key"),
+        Column("State", "value"),
+        Column("Digest", "value"),
+        Column("Pinned at", "text", drop_rank=1),
+    )
+    rows = [
+        [
+            Text(entry["server"]),
+            Text(entry["tool"]),
+            Text(entry["state"], style="red" if entry["state"] == "quarantined" else "green"),
+            Text(short_digest(entry["digest"]) if entry["digest"] else "-"),
+            Text(entry["pinned_at"] or "-"),
+        ]
+        for entry in entries
+    ]
+    render.print_grouped_table(columns, [(None, rows)])
+
+
+def _print_quarantined(held: Sequence[Quarantine]) -> None:
+    """Each quarantined tool: why, the diff of its definitions, and the command that accepts it."""
+    if not held:
+        return
+    click.echo()
+    click.echo(
+        f"{render.counted(len(held), 'tool')} quarantined, withheld from every catalog until "
+        "accepted:"
+    )
+    for quarantine in held:
+        click.echo()
+        click.echo(f"{quarantine.server}/{quarantine.tool}: {_why(quarantine)}")
+        if quarantine.diff:
+            click.echo(quarantine.diff)
+        if quarantine.reason != "unverified":
+            click.echo(
+                f"Accept it once reviewed: {quarantine.accept_command} --digest "
+                f"{short_digest(quarantine.digest)}"
+            )
+
+
+def _why(quarantine: Quarantine) -> str:
+    if quarantine.reason == "unverified":
+        return f"the pin store {quarantine.store} cannot be read; `nucleo mcp pins` says why"
+    if quarantine.reason == "new":
+        return 'new on a server whose tools are pinned (new_tools = "quarantine")'
+    return f"its definition changed since it was pinned ({', '.join(quarantine.fields)})"
 
 
 def _transport(config: MCPServerConfig) -> str:

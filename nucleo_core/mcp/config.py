@@ -86,8 +86,13 @@ _SERVER_KEYS = (
     "disabled",
     "roots",
     "sampling",
+    "pin",
+    "new_tools",
+    "pin_store",
 )
-_TABLE_KEYS = ("servers", "pass_env", "mcp_json", "roots")
+_TABLE_KEYS = ("servers", "pass_env", "mcp_json", "roots", "pin_store")
+#: What a ``new_tools`` setting may say (`nucleo_core.mcp.pins.NewTools`).
+_NEW_TOOLS = ("allow", "quarantine")
 _TOOL_KEYS = ("risk", "read_only")
 _TRANSPORT_KEYS = ("command", "args", "env", "cwd", "url", "headers")
 _VERSION = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -166,6 +171,14 @@ class MCPServerConfig:
         project_dir: The folder of the configuration file that declared the server.
         sampling: Which model serves the server's sampling requests (`SamplingSettings`);
             ``None`` (the default) refuses them.
+        pin: Pin the server's tool definitions (`nucleo_core.mcp.pins`): a tool whose
+            definition changes after it was first seen is withheld until accepted. On by
+            default; ``false`` offers whatever the server publishes.
+        new_tools: What happens to a tool that appears on a server that already has pins:
+            ``"allow"`` (the default: pinned, offered, and reported) or ``"quarantine"``
+            (withheld until accepted, as a changed one).
+        pin_store: The SQLite file the pins are kept in (an absolute path once read from a
+            file); ``None`` gives ``.nucleo/mcp_pins.sqlite3`` in the project folder.
         origin: Where the configuration came from, for messages.
     """
 
@@ -194,6 +207,9 @@ class MCPServerConfig:
     roots: tuple[str, ...] | None = None
     project_dir: str | None = None
     sampling: SamplingSettings | None = None
+    pin: bool = True
+    new_tools: Literal["allow", "quarantine"] = "allow"
+    pin_store: str | None = None
     origin: str = "code"
 
     def __post_init__(self) -> None:
@@ -229,7 +245,7 @@ class MCPServerConfig:
             raise MCPConfigError(f"{where}: max_restarts must be an integer")
         if self.max_restarts < 0:
             raise MCPConfigError(f"{where}: max_restarts must not be negative")
-        for key in ("trust_annotations", "shadow", "disabled"):
+        for key in ("trust_annotations", "shadow", "disabled", "pin"):
             if not isinstance(getattr(self, key), bool):
                 raise MCPConfigError(f"{where}: {key} must be true or false")
         if self.start not in ("lazy", "eager"):
@@ -241,6 +257,8 @@ class MCPServerConfig:
                 f'{where}: protocol must be "auto", "legacy", or a protocol version such as '
                 '"2026-07-28"'
             )
+        if not isinstance(self.new_tools, str) or self.new_tools not in _NEW_TOOLS:
+            raise MCPConfigError(f'{where}: new_tools must be "allow" or "quarantine"')
         if not isinstance(self.sessions, str) or self.sessions not in SESSION_MODES:
             raise MCPConfigError(f'{where}: sessions must be "shared" or "conversation"')
         if self.risk_policy is not None:
@@ -250,6 +268,10 @@ class MCPServerConfig:
         object.__setattr__(self, "sampling", SamplingSettings.from_value(self.sampling, where))
         if self.project_dir is not None and not isinstance(self.project_dir, str):
             raise MCPConfigError(f"{where}: project_dir must be a path, as a string")
+        if self.pin_store is not None:
+            if not isinstance(self.pin_store, str) or not self.pin_store:
+                raise MCPConfigError(f"{where}: pin_store must be a file path, as a string")
+            object.__setattr__(self, "pin_store", _root(self.pin_store, self.project_dir))
         if self.roots is not None:
             roots = _strings(self.roots, f"{where}: roots")
             object.__setattr__(
@@ -340,6 +362,11 @@ def servers_from_mapping(
     shared_roots = table.get("roots")
     if shared_roots is not None:
         shared_roots = _strings(shared_roots, f"{origin}: mcp.roots")
+    shared_pin_store = table.get("pin_store")
+    if shared_pin_store is not None and (
+        not isinstance(shared_pin_store, str) or not shared_pin_store
+    ):
+        raise MCPConfigError(f"{origin}: mcp.pin_store must be a file path, as a string")
     servers = table.get("servers", {})
     if not isinstance(servers, Mapping):
         raise MCPConfigError(f"{origin}: mcp.servers must be a table of server tables")
@@ -365,6 +392,8 @@ def servers_from_mapping(
         entry["pass_env"] = (*shared_pass_env, *_strings(entry.get("pass_env", ()), origin))
         if shared_roots is not None and "roots" not in entry:
             entry["roots"] = shared_roots
+        if shared_pin_store is not None and "pin_store" not in entry:
+            entry["pin_store"] = shared_pin_store
         configs.append(_server(name, entry, origin=origin, base_dir=base_dir))
     return configs
 

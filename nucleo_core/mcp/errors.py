@@ -1,12 +1,15 @@
 """The MCP layer's errors.
 
-Two are developer errors (`MisuseError`), one says a server could not be reached::
+Three are developer errors (`MisuseError`), one says a server could not be reached, one that
+the pin store cannot be trusted::
 
     NucleoError
     ├── MisuseError
     │   ├── MCPConfigError        an MCP server is misconfigured (file, key and fix named)
-    │   └── MCPCollisionError     two sources claim one tool name (the fix named: a prefix)
-    └── MCPServerUnavailable      a server did not start, or stopped and was given up on
+    │   ├── MCPCollisionError     two sources claim one tool name (the fix named: a prefix)
+    │   └── MCPPinError           a pin cannot be accepted as asked (nothing quarantined)
+    ├── MCPServerUnavailable      a server did not start, or stopped and was given up on
+    └── MCPPinStoreError          the pin store cannot be read: every tool pinned there is withheld
 
 What the *model* reads when a call fails (a timeout, a server that died mid-call, the server's
 own ``isError``) is never an exception: it is an error `MCPToolResult`, so that it can correct.
@@ -17,7 +20,14 @@ from __future__ import annotations
 from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import MisuseError, NucleoError
 
-__all__ = ["MISSING_SDK", "MCPCollisionError", "MCPConfigError", "MCPServerUnavailable"]
+__all__ = [
+    "MISSING_SDK",
+    "MCPCollisionError",
+    "MCPConfigError",
+    "MCPPinError",
+    "MCPPinStoreError",
+    "MCPServerUnavailable",
+]
 
 #: Why no MCP server starts without the ``mcp`` extra, and the fix (worded as every SDK's is).
 MISSING_SDK = missing_sdk("mcp")
@@ -65,3 +75,15 @@ class MCPServerUnavailable(NucleoError):
         if stderr_tail:
             message += "\n--- its stderr, last lines ---\n" + stderr_tail
         super().__init__(message)
+
+
+class MCPPinError(MisuseError):
+    """A pinned tool definition cannot be accepted as asked: none is quarantined, or another is."""
+
+
+class MCPPinStoreError(NucleoError):
+    """The pin store cannot be read or written, or holds a corrupt row.
+
+    Fail closed: the tools of every server pinned there are withheld until it is fixed; the
+    message names the file and the fix.
+    """

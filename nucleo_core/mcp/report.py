@@ -12,8 +12,14 @@ __all__ = ["MCPProblem", "MCPProblemKind", "MCPServerStatus"]
 #: tool name is already held (by another server, a tool pack's or a thinker's default tool,
 #: or a system-wide native tool without ``shadow``); ``reserved``: a tool takes a name nucleo
 #: keeps for its own tools (``request_tools``, ``sub_thinker``...). The tool is skipped and
-#: the message gives the fix (a ``prefix``).
-MCPProblemKind: TypeAlias = Literal["unavailable", "invalid_tool", "collision", "reserved"]
+#: the message gives the fix (a ``prefix``). ``quarantined``: a tool's definition changed since
+#: it was pinned, or it is new on a server configured ``new_tools = "quarantine"``, or the pin
+#: store cannot be read (`nucleo_core.mcp.pins`): it is withheld until accepted.
+#: ``new_tool``: a tool appeared on a server that already had pins; it was pinned and is
+#: offered (``new_tools = "allow"``), and reported so that someone looks at it.
+MCPProblemKind: TypeAlias = Literal[
+    "unavailable", "invalid_tool", "collision", "reserved", "quarantined", "new_tool"
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

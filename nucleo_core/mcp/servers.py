@@ -11,6 +11,10 @@ with its fix (a prefix), and the tool of the server configured later is not regi
 server tool takes a native tool's name only where its server says ``shadow = true``, which is
 recorded. Problems are reported (`problems`, and logged), never fatal unless ``strict``: every
 other server and tool still works.
+
+Every listing is checked against the pinned tool definitions first (`nucleo_core.mcp.pins`):
+a tool whose definition changed since it was pinned is quarantined, and never reaches the hub
+(`quarantined` says which, with the diff; the hub's audit record gets a ``refusal``).
 """
 
 from __future__ import annotations
@@ -21,11 +25,18 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.mcp.config import MCPServerConfig, discover_servers
-from nucleo_core.mcp.errors import MCPCollisionError, MCPServerUnavailable
+from nucleo_core.mcp.errors import (
+    MCPCollisionError,
+    MCPPinError,
+    MCPPinStoreError,
+    MCPServerUnavailable,
+)
+from nucleo_core.mcp.pins import Pin, PinStore, Quarantine, pin_store_path
 from nucleo_core.mcp.pool import MCPClientPool
 from nucleo_core.mcp.provider import MCPToolProvider
 from nucleo_core.mcp.report import MCPProblem, MCPProblemKind
@@ -81,7 +92,11 @@ class MCPServers:
             ``None`` declines every one.
         sampler: Serves the sampling requests the configuration allows (see
             `MCPClientPool`).
-        audit: Where sampling decisions are recorded (see `MCPClientPool`).
+        audit: Where sampling decisions are recorded (see `MCPClientPool`), and quarantined
+            tools when the hub bound has no audit log of its own.
+        pins: The pin store every server's tools are checked against; by default each
+            server's own (`pin_store_path`: its ``pin_store``, else the project's
+            ``.nucleo/mcp_pins.sqlite3``). Servers configured ``pin = false`` are not checked.
     """
 
     def __init__(
@@ -92,6 +107,7 @@ class MCPServers:
         elicitation: ElicitationAnswerer | None = None,
         sampler: Sampler | None = None,
         audit: AuditLog | None = None,
+        pins: PinStore | None = None,
     ) -> None:
         self._pool = (
             pool
@@ -109,6 +125,17 @@ class MCPServers:
         self._problems: list[MCPProblem] = []
         self._errors: list[Exception] = []
         self._seen: set[tuple[str, str | None, str]] = set()
+        self._audit = audit
+        self._pins = pins
+        self._stores: dict[Path, PinStore] = {}
+        # Per server: the last listing checked against its pins, and what that check allowed
+        # (a catalog resolved again must not open the store again for the same listing).
+        self._checked: dict[
+            str, tuple[tuple[Mapping[str, Any], ...], tuple[Mapping[str, Any], ...]]
+        ]
+        self._checked = {}
+        self._quarantines: dict[str, tuple[Quarantine, ...]] = {}
+        self._audited: set[tuple[str, str, str]] = set()
         # Cleared while `connect_to_hub` registers listings in configuration order, so that a
         # listing delivered meanwhile cannot claim a name out of that order.
         self._settled = threading.Event()
@@ -149,6 +176,41 @@ class MCPServers:
         """Every native system-wide tool a server tool replaced deliberately (``shadow``)."""
         with self._lock:
             return tuple(self._shadow_records)
+
+    def quarantined(self, server: str | None = None) -> tuple[Quarantine, ...]:
+        """The tools withheld from ``server``'s latest listing (every server's by default).
+
+        Each says why (`Quarantine.reason`), what changed (`Quarantine.diff`), and how to
+        accept it; none of them reached the hub.
+        """
+        with self._lock:
+            names = [server] if server is not None else list(self.configs)
+            return tuple(q for name in names for q in self._quarantines.get(name, ()))
+
+    def pin_store(self, server: str) -> PinStore:
+        """The pin store ``server``'s tools are checked against (see the class)."""
+        config = self._pool.config(server)
+        if self._pins is not None:
+            return self._pins
+        path = pin_store_path(config)
+        with self._lock:
+            return self._stores.setdefault(path, PinStore(path))
+
+    def accept_pin(self, server: str, tool: str, *, digest: str | None = None) -> Pin:
+        """Accept the quarantined definition of ``tool`` (`PinStore.accept`) and offer it.
+
+        The server's latest listing is checked again at once, so the tool joins the catalogs
+        that hold the server's tools if it still publishes the accepted definition.
+
+        Raises:
+            MCPPinError: Nothing of that name is quarantined, or not under ``digest``.
+            MCPPinStoreError: The store cannot be used.
+        """
+        pin = self.pin_store(server).accept(server, tool, digest=digest)
+        with self._lock:
+            self._checked.pop(server, None)
+        self._refresh(server)
+        return pin
 
     def providers(self, server: str | None = None) -> tuple[MCPToolProvider, ...]:
         """The providers registered for ``server`` (every server by default), in listing order.
@@ -332,9 +394,10 @@ class MCPServers:
 
     def _refresh(self, server: str) -> None:
         """Bring ``server``'s providers (and the hub) in line with its latest listing."""
-        tools = self._pool.tools(server)
-        if tools is None:
+        listed = self._pool.tools(server)
+        if listed is None:
             return
+        tools = self._pinned(server, listed)
         hub = self._hub
         natives = {} if hub is None else _natives(hub.system_wide_tools())
         taken: Mapping[str, str] = {}
@@ -504,6 +567,100 @@ class MCPServers:
                 if server != change.server and names & change.released
             ]
 
+    # -- pins ---------------------------------------------------------------------------------
+
+    def _pinned(
+        self, server: str, listed: tuple[Mapping[str, Any], ...]
+    ) -> tuple[Mapping[str, Any], ...]:
+        """The tools of ``listed`` its pins allow; the others are quarantined and reported."""
+        config = self._pool.config(server)
+        if not config.pin:
+            return listed
+        with self._lock:
+            checked = self._checked.get(server)
+        if checked is not None and checked[0] is listed:
+            return checked[1]
+        store = self.pin_store(server)
+        try:
+            check = store.check(server, listed, new_tools=config.new_tools)
+        except MCPPinStoreError as exc:
+            # Fail closed: nothing unchecked is offered. Not cached, so a fixed store is
+            # read again at the next listing or catalog.
+            held = store.unverified(server, listed)
+            with self._lock:
+                self._quarantines[server] = held
+            self._report(server, None, "quarantined", exc)
+            for quarantine in held:
+                self._audit_quarantine(config, quarantine)
+            return ()
+        with self._lock:
+            self._checked[server] = (listed, check.allowed)
+            self._quarantines[server] = check.quarantined
+        if check.first and listed:
+            logger.info(
+                "MCP server '%s': %d tool definitions pinned in %s",
+                server,
+                len(listed),
+                store.path,
+            )
+        for tool in check.new:
+            self._report(
+                server,
+                tool,
+                "new_tool",
+                MCPPinError(
+                    f"MCP server '{server}' lists a new tool '{tool}' since its tools were "
+                    'pinned; it was pinned and is offered (new_tools = "allow"). Set '
+                    'new_tools = "quarantine" to withhold new tools until accepted'
+                ),
+                strict=False,
+            )
+        for quarantine in check.quarantined:
+            self._report(
+                server,
+                quarantine.tool,
+                "quarantined",
+                MCPPinError(f"{quarantine.summary()} [{quarantine.digest}]"),
+            )
+            self._audit_quarantine(config, quarantine)
+        return check.allowed
+
+    def _audit_quarantine(self, config: MCPServerConfig, quarantine: Quarantine) -> None:
+        """Record a quarantine in the hub's audit log (or the one given), once per definition."""
+        hub = self._hub
+        log = getattr(hub, "audit", None) if hub is not None else None
+        log = log if log is not None else self._audit
+        key = (quarantine.server, quarantine.tool, quarantine.digest)
+        with self._lock:
+            if log is None or key in self._audited:
+                return
+            self._audited.add(key)
+        from nucleo_core.guard.audit.events import AuditEvent, DeveloperDetails
+
+        summary = quarantine.summary()
+        try:
+            log.record(
+                AuditEvent(
+                    kind="refusal",
+                    tool=config.tool_name(quarantine.tool),
+                    source=f"mcp:{quarantine.server}:{quarantine.tool}",
+                    rule=f"mcp.servers.{quarantine.server}.pin",
+                    reason=summary,
+                    # The published text stays out of `reason`: it is the server's, written
+                    # perhaps to steer a model, and kept for the people who review it.
+                    developer=DeveloperDetails(
+                        exception_type="nucleo_core.mcp.pins.Quarantine",
+                        message=f"{summary}\n{quarantine.digest}\n{quarantine.diff}".rstrip(),
+                    ),
+                )
+            )
+        except Exception:  # the log failing must not let the tool through, nor stop the rest
+            logger.exception(
+                "recording the quarantine of '%s' on MCP server '%s' failed",
+                quarantine.tool,
+                quarantine.server,
+            )
+
     # -- catalogs -----------------------------------------------------------------------------
 
     def _catalog_tools(self, thinker_class: type[Any]) -> list[MCPToolProvider]:
@@ -580,6 +737,7 @@ class MCPServers:
         error: Exception,
         *,
         log: bool = True,
+        strict: bool = True,
     ) -> None:
         message = str(error)
         with self._lock:
@@ -588,7 +746,8 @@ class MCPServers:
                 return
             self._seen.add(key)
             self._problems.append(MCPProblem(server=server, tool=tool, kind=kind, message=message))
-            self._errors.append(error)
+            if strict:  # a problem ``strict`` binding raises for
+                self._errors.append(error)
         if log:
             logger.warning("%s", message)
 
