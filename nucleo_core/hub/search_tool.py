@@ -203,13 +203,13 @@ class SearchToolsProvider(ToolProvider):
                 "type": "string",
                 "minLength": 1,
                 "maxLength": 1000,
-                "description": "What the tools you need should do, in a few words.",
+                "description": "What the tools should do, in a few words.",
             },
             "limit": {
                 "type": "integer",
                 "minimum": 1,
                 "maximum": MAX_SEARCH_LIMIT,
-                "description": f"The most tools to add (default {DEFAULT_SEARCH_LIMIT}).",
+                "description": f"Most tools to add (default {DEFAULT_SEARCH_LIMIT}).",
             },
         },
         "required": ["query"],
@@ -227,11 +227,11 @@ class SearchToolsProvider(ToolProvider):
     @property
     def description(self) -> str:
         """What the model reads about the tool."""
+        # Sent on every turn of a searched catalog: every word here is paid per request.
         return (
-            "Find more tools by what they should do. The best matches are added to your "
-            "palette (each one you may be granted) and returned with their descriptions and "
-            "input schemas; call them from your next turn. Refused matches come back with the "
-            "reason."
+            "Find tools by what they do. The matches you may use join your palette (callable "
+            "from your next turn) and come back with their input schemas; refused ones with "
+            "the reason."
         )
 
     @property

@@ -152,10 +152,13 @@ class ToolIndex:
                 share a name (nothing of the batch is indexed).
         """
         read = read_records(specs)
-        texts = [tool_text(spec) for spec in read]
         with self._lock:
             engine = self._engine_now()
-            for spec, text in zip(read, texts, strict=True):
+            for spec in read:
+                # Each document goes to the writer as soon as its text is ready: tantivy's
+                # indexing thread analyses it while the next tool's text is prepared here,
+                # so a large batch costs about the slower of the two, not their sum.
+                text = tool_text(spec)
                 previous = self._entries.pop(spec.name, None)
                 if previous is not None:
                     engine.delete(previous.doc_id)
