@@ -60,6 +60,13 @@ EXTRAS: dict[str, Extra] = {
             requirement="mcp>=2.3,<3",
             needed_for="no MCP server can be started",
         ),
+        Extra(
+            name="otel",
+            module="opentelemetry.trace",
+            label="the OpenTelemetry API",
+            requirement="opentelemetry-api>=1.27,<2",
+            needed_for="runs cannot be traced (nucleo_core.telemetry.instrument)",
+        ),
     )
 }
 
@@ -76,7 +83,7 @@ def missing_sdk(extra: str) -> str:
     """What is missing and how to install it, in one line: the same for every SDK.
 
     Args:
-        extra: ``anthropic``, ``openai`` or ``mcp``.
+        extra: ``anthropic``, ``openai``, ``mcp`` or ``otel``.
     """
     sdk = EXTRAS[extra]
     return (

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from nucleo_core.hub.selector import ToolSelector
     from nucleo_core.plugins.record import PluginRecord
     from nucleo_core.skills.selector import SkillSelector
+    from nucleo_core.telemetry.observer import RunObserver
 
 __all__ = ["ToolHub"]
 
@@ -117,6 +118,9 @@ class ToolHub:
     #: ``"auto"`` (the default), ``"enumerate"``, ``"search"`` or ``"provider"``
     #: (`nucleo_core.hub.search_tool`). Set it on a hub (``hub.tool_offer = "search"``).
     tool_offer: ToolOffer = "auto"
+    #: What observes this hub's runs, model calls, tool calls and admissions (tracing:
+    #: `nucleo_core.telemetry.instrument` sets one); ``None``, the default, observes nothing.
+    observer: RunObserver | None = None
 
     _default: ClassVar[ToolHub | None] = None
     _default_lock: ClassVar[threading.Lock] = threading.Lock()
@@ -283,6 +287,8 @@ class ToolHub:
         A guardrail that crashed is recorded as a ``failure`` as well, with what it raised
         (for the developer only).
         """
+        if self.observer is not None:
+            self.observer.admission(thinker, event, kind)
         log = self.audit
         if log is None:
             return

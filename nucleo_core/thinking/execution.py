@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approver
     from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.call_door import ClearedCall
+    from nucleo_core.telemetry.observer import CallTrace, RunObserver
     from nucleo_core.thinking._execution_audit import CallAudit
     from nucleo_core.thinking.tool_call import ToolCall
     from nucleo_core.tools.provider import ToolProvider
@@ -158,6 +159,8 @@ class ToolExecution:
             (`CallStatus.PENDING`, see `pending_calls`) instead of being refused, and a
             resumed turn's calls are settled by their stored approvals
             (`nucleo_core.thinking._execution_durable`).
+        observer: Told of each call, its approval and its end (tracing); each call's tool
+            runs in the context its trace gives (`CallTrace.context`).
     """
 
     def __init__(
@@ -174,6 +177,7 @@ class ToolExecution:
         approver: Approver | None = None,
         audit: CallAudit | None = None,
         durable: DurableApprovals | None = None,
+        observer: RunObserver | None = None,
     ) -> None:
         self._calls = tuple(calls)
         self._check = check
@@ -186,6 +190,8 @@ class ToolExecution:
         self._approver = approver
         self._audit = audit
         self._durable = durable
+        self._observer = observer
+        self._traces: dict[int, CallTrace] = {}
         self._pending: dict[int, PendingCall] = {}
         # What each call was cleared to run, and under which decision (for the record).
         self._cleared: dict[int, _Ready] = {}
@@ -236,12 +242,17 @@ class ToolExecution:
                 submitted.add(call.id)
                 if self._settle(index, call):
                     continue
+                if self._observer is not None:
+                    self._traces[index] = self._observer.tool_call(call, self._parent)
                 ready = self._prepare(call, index)
                 if isinstance(ready, CallOutcome):
                     self._finish(index, ready)
                     continue
+                trace = self._traces.get(index)
                 task = asyncio.create_task(
-                    self._run_call(index, call, ready, semaphore), name=f"nucleo-tool-{call.id}"
+                    self._run_call(index, call, ready, semaphore),
+                    name=f"nucleo-tool-{call.id}",
+                    context=trace.context() if trace is not None else None,
                 )
                 tasks[index] = task
                 if ready.alone:
@@ -478,7 +489,11 @@ class ToolExecution:
         approval_id = uuid.uuid4().hex
         if audit is not None:
             audit.approval_requested(call, provider, approval_id, durable=pausable)
+        if (trace := self._traces.get(index)) is not None:
+            trace.approval_requested(approval_id, durable=pausable)
         approval = await ask_approver(approver, request) if approver is not None else None
+        if trace is not None:
+            trace.approval_decided(approval_id, approval)
         if approval is None or approval.deferred:
             if pausable:
                 self._pending[index] = PendingCall(index, call, request, approval_id)
@@ -556,6 +571,10 @@ class ToolExecution:
                 ready.permission if ready is not None else None,
                 internal=index in self._internal,
             )
+        if (trace := self._traces.pop(index, None)) is not None:
+            cleared = self._cleared.get(index)
+            provider = cleared.provider if cleared is not None else outcome.call.provider
+            trace.finished(outcome, provider, cleared.permission if cleared else None)
         if outcome.status in FAILURE_STATUSES:
             _log_failure(outcome)
         self._emit("finished", outcome.call, outcome)
@@ -598,6 +617,7 @@ class ToolExecutor:
         approver: Approver | None = None,
         audit: CallAudit | None = None,
         durable: DurableApprovals | None = None,
+        observer: RunObserver | None = None,
     ) -> ToolExecution:
         """One turn's `ToolExecution`, not yet running (the arguments are `ToolExecution`'s).
 
@@ -616,6 +636,7 @@ class ToolExecutor:
             approver=approver,
             audit=audit,
             durable=durable,
+            observer=observer,
         )
 
     async def execute(

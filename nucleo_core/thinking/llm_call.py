@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from nucleo_core.models.catalog import ModelEntry
     from nucleo_core.models.client import ModelClient
     from nucleo_core.models.declaration import ThinkerDeclaration
+    from nucleo_core.telemetry.observer import RunObserver
     from nucleo_core.thinking.response import ThinkingResponse
     from nucleo_core.tools.registry import ToolRegistry
 
@@ -88,6 +89,7 @@ class LLMCall(Generic[AnswerT]):
         tool_choice: Whether and which tool the model must call.
         correction: The correction budget.
         client: A client to use instead of the catalog's.
+        observer: Told of each request to the model and its answer (tracing); ``None``: none.
     """
 
     def __init__(
@@ -103,6 +105,7 @@ class LLMCall(Generic[AnswerT]):
         tool_choice: ToolChoice = "auto",
         correction: ResponseCorrection | None = None,
         client: ModelClient | None = None,
+        observer: RunObserver | None = None,
     ) -> None:
         self.declaration = declaration
         self.messages = tuple(messages)
@@ -114,6 +117,7 @@ class LLMCall(Generic[AnswerT]):
         self.tool_choice = tool_choice
         self.correction = correction or ResponseCorrection()
         self.client = client
+        self.observer = observer
         #: The refused answers and correction turns of the last run (see the class docstring).
         self.turns: list[Message] = []
 
@@ -181,10 +185,9 @@ class LLMCall(Generic[AnswerT]):
             # Any client's answer, in a shape the handler, the conversation and the next request
             # can rely on: a malformed tool use is refused for that call, never for the run.
             try:
-                answered = await client.complete(request)
+                response = await self._complete(client, seat, request)
             except (ModelRequestRejected, ModelServerError) as refused:
                 raise _with_context_hint(refused, seat) from refused
-            response = well_formed(answered)
             usage = usage + response.usage
             if response.stop_reason is StopReason.MAX_TOKENS and budget < seat.max_output_tokens:
                 budget = min(budget * 2, seat.max_output_tokens)
@@ -209,6 +212,22 @@ class LLMCall(Generic[AnswerT]):
                 corrections=corrections,
                 escalations=escalations,
             )
+
+    async def _complete(
+        self, client: ModelClient, seat: ModelEntry, request: ModelRequest
+    ) -> ModelResponse:
+        """One request, its answer made well formed; told to the observer when there is one."""
+        observer = self.observer
+        if observer is None:
+            return well_formed(await client.complete(request))
+        chat = observer.chat_started(seat, request)
+        try:
+            response = well_formed(await client.complete(request))
+        except BaseException as exc:
+            chat.failed(exc)
+            raise
+        chat.answered(response)
+        return response
 
 
 def _with_context_hint(error: ModelError, seat: ModelEntry) -> ModelError:

@@ -224,6 +224,14 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self._context = context
         self._usage = Usage()
         self._tool_failures = []
+        # Tracing: the run's trace is current until it ends (`nucleo_core.telemetry`).
+        observer = self._hub.observer
+        run = (
+            None
+            if observer is None
+            else observer.run_started(self, context.id, resumed=objective is None)
+        )
+        error: BaseException | None = None
         self._pausable = context.durable
         try:
             ThinkerBase._enter_conversation(self, context)  # its skills are the run's
@@ -232,11 +240,16 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             else:
                 await self._resume_turn(context)
             return await self.think(context)
+        except BaseException as exc:
+            error = exc
+            raise
         finally:
             self._pausable = False
             self._transcript = render_transcript(context.messages)
             self.last_usage = self._usage
             self.last_tool_failures = tuple(self._tool_failures)
+            if run is not None:
+                run.ended(self._usage, error)
             self._context = None
             ThinkerBase._leave_conversation(self)
             try:
@@ -267,6 +280,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
                 approver=ThinkerBase.approver_now(self),
                 audit=self._call_audit(),
                 durable=DurableApprovals(pausable=True) if self._pausable else None,
+                observer=self._hub.observer,
             )
             ran = paused = False
             try:
@@ -368,6 +382,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             registry=self.registry,
             approver=None,
             audit=self._call_audit(),
+            observer=self._hub.observer,
             durable=DurableApprovals(answered=paused.answered, decided=decided, store=store),
         )
         try:
@@ -441,6 +456,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             ),
             pin=self.pin,
             client=self.client,
+            observer=self._hub.observer,
         )
         result = await call.run()
         self.record_usage(result.usage)
@@ -458,6 +474,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             pin=self.pin,
             correction=self.correction,
             client=self.client,
+            observer=self._hub.observer,
         )
         try:
             result = await call.run()
