@@ -36,7 +36,7 @@ from nucleo_core.mcp.errors import (
     MCPPinStoreError,
     MCPServerUnavailable,
 )
-from nucleo_core.mcp.pins import Pin, PinStore, Quarantine, pin_store_path
+from nucleo_core.mcp.pins import Pin, PinStore, Quarantine, pin_store_path, short_digest
 from nucleo_core.mcp.pool import MCPClientPool
 from nucleo_core.mcp.provider import MCPToolProvider
 from nucleo_core.mcp.report import MCPProblem, MCPProblemKind
@@ -620,7 +620,7 @@ class MCPServers:
                 server,
                 quarantine.tool,
                 "quarantined",
-                MCPPinError(f"{quarantine.summary()} [{quarantine.digest}]"),
+                MCPPinError(f"{quarantine.summary()} (now {short_digest(quarantine.digest)})"),
             )
             self._audit_quarantine(config, quarantine)
         return check.allowed
