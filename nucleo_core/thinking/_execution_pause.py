@@ -5,26 +5,35 @@ no results message yet: the pairing invariant wants **one** results message answ
 tool use of that answer, in order, and some have no result yet. What the turn has so far is
 kept in the conversation's metadata, under `PAUSED_TURN`, committed with the conversation:
 
+- ``thinker``: the qualified class name of the thinker that paused (what resumes it);
 - ``turn``: the index of the assistant message whose tool uses the turn answers;
 - ``calls``: each call (id, name, input), in the answer's order;
 - ``results``: the result blocks of the calls that ran (or were refused) before the pause;
-- ``approvals``: the pending approvals, in full (so a pause whose approvals did not reach the
-  approvals' store before the process died files them again at resume).
+- ``approvals``: the turn's own pending approvals, in full (so a pause whose approvals did not
+  reach the approvals' store before the process died files them again at resume);
+- ``delegations``: by tool-use id, each ``sub_thinker`` call whose sub-thinker paused: its
+  `DelegationState` (the sub-thinker's conversation, durable from its pause on, which keeps
+  the sub-thinker's own paused turn; and every approval pending below that call);
+- ``grants``: the tools ``request_tools`` had granted the thinker, by name: a resumed run
+  asks for them again, through admission (a grant the rules no longer admit is refused, on
+  the record, and its call is then refused at the door).
 
 The metadata is written before the approvals are filed, so an approval a process can see
-always belongs to a pause the conversation kept. On resume the stored results and the new
-ones make the one results message; the metadata is then cleared. A resume that finds the
-results message already there (the process died between appending it and clearing the
-metadata) only clears it.
+always belongs to a pause the conversation kept; a sub-thinker files nothing itself: the root
+thinker files its own approvals and every delegate's once its own paused turn is kept. On
+resume the stored results and the new ones make the one results message; the metadata is
+then cleared. A resume that finds the results message already there (the process died
+between appending it and clearing the metadata) only clears it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from nucleo_core.thinking._execution_durable import DelegationState
 from nucleo_core.thinking.tool_call import ToolCall
 
 if TYPE_CHECKING:
@@ -43,12 +52,39 @@ _VERSION = 1
 
 @dataclass(frozen=True, slots=True)
 class PausedTurn:
-    """A paused turn, as the conversation keeps it (see the module)."""
+    """A paused turn, as the conversation keeps it (see the module).
+
+    Attributes:
+        turn: The index of the assistant message the turn answers.
+        calls: Its calls, in order.
+        answered: By tool-use id, the results of the calls that ran before the pause.
+        records: The turn's own pending approvals, in the calls' order.
+        delegations: By tool-use id, the paused sub-thinkers of its ``sub_thinker`` calls.
+        grants: The tools granted to the thinker by ``request_tools``, by name.
+        thinker: The qualified class name of the thinker that paused (``""`` if not kept).
+    """
 
     turn: int
     calls: tuple[ToolCall, ...]
     answered: Mapping[str, ToolResultBlock]
     records: tuple[ApprovalRecord, ...]
+    delegations: Mapping[str, DelegationState] = field(default_factory=dict)
+    grants: tuple[str, ...] = ()
+    thinker: str = ""
+
+    @property
+    def every_approval(self) -> tuple[ApprovalRecord, ...]:
+        """Every approval the turn waits for, its delegates' included, in the calls' order."""
+        own = {record.call_id: record for record in self.records}
+        found: list[ApprovalRecord] = []
+        for call in self.calls:
+            record = own.get(call.id)
+            if record is not None:
+                found.append(record)
+            delegation = self.delegations.get(call.id)
+            if delegation is not None:
+                found.extend(delegation.approvals)
+        return tuple(found)
 
 
 def pause_turn(
@@ -59,23 +95,38 @@ def pause_turn(
     thinker: str,
     requested_by: str,
     expiry: float,
+    conversation_id: str | None = None,
+    grants: Sequence[str] = (),
 ) -> tuple[ApprovalRecord, ...]:
-    """Keep the paused turn in ``context``; return its approvals, to be filed in the store."""
+    """Keep the paused turn in ``context``; return every approval it waits for, in call order.
+
+    Its own approvals are new records (to be filed in the store); a delegation's are those its
+    sub-thinker's pause returned. ``conversation_id`` is the conversation that resumes the
+    run, on every record of the turn's own (``context``'s by default: a sub-thinker's records
+    name its root's); ``grants`` the names of the tools granted so far.
+    """
     from nucleo_core.conversations.message_codec import message_to_data
     from nucleo_core.guard.approval_store import ApprovalRecord
     from nucleo_core.guard.audit.canonical import arguments_digest
     from nucleo_core.models.messages import Message
 
     now = datetime.now(UTC)
-    records = []
+    records: list[ApprovalRecord] = []
+    every: list[ApprovalRecord] = []
+    delegations: dict[str, DelegationState] = {}
+    delegated = {pending.index: pending for pending in execution.pending_delegations()}
     for pending in execution.pending_calls():
+        for index in sorted(i for i in delegated if i < pending.index):
+            state = delegated.pop(index).state
+            delegations[execution.calls[index].id] = state
+            every.extend(state.approvals)
         request = pending.request
         arguments = dict(request.arguments)
         records.append(
             ApprovalRecord(
                 id=pending.approval_id,
                 thinker=thinker,
-                conversation_id=context.id,
+                conversation_id=conversation_id or context.id,
                 call_id=pending.call.id,
                 tool=request.tool,
                 source=request.source,
@@ -89,12 +140,19 @@ def pause_turn(
                 expires_at=now + timedelta(seconds=expiry),
             )
         )
+        every.append(records[-1])
+    for index in sorted(delegated):
+        state = delegated[index].state
+        delegations[execution.calls[index].id] = state
+        every.extend(state.approvals)
     waiting = {pending.call.id for pending in execution.pending_calls()}
+    waiting.update(delegations)
     results = tuple(r for r in report.results if r.tool_use_id not in waiting)
     context.set_metadata(
         PAUSED_TURN,
         {
             "v": _VERSION,
+            "thinker": thinker,
             "turn": len(context.messages) - 1,
             "calls": [
                 {"id": call.id, "name": call.name, "input": call.raw_input}
@@ -102,9 +160,11 @@ def pause_turn(
             ],
             "results": message_to_data(Message(role="user", content=results)),
             "approvals": [record.to_json() | {"status": "pending"} for record in records],
+            "delegations": {cid: state.to_json() for cid, state in delegations.items()},
+            "grants": list(dict.fromkeys(grants)),
         },
     )
-    return tuple(records)
+    return tuple(every)
 
 
 def load_paused(context: ConversationContext) -> PausedTurn | None:
@@ -131,11 +191,22 @@ def load_paused(context: ConversationContext) -> PausedTurn | None:
         turn = kept["turn"]
         if not isinstance(turn, int) or not 0 <= turn < len(context.messages):
             raise ValueError("turn: not the index of a message")
+        # Kept since sub-thinkers and grants pause too; a paused turn without them has none.
+        delegations = {
+            str(cid): DelegationState.from_json(state)
+            for cid, state in dict(kept.get("delegations") or {}).items()
+        }
+        grants = kept.get("grants") or []
+        if not isinstance(grants, list) or not all(isinstance(g, str) for g in grants):
+            raise ValueError("grants: not a list of tool names")
+        thinker = kept.get("thinker") or ""
+        if not isinstance(thinker, str):
+            raise ValueError("thinker: not a class name")
     except (KeyError, TypeError, ValueError, ApprovalStoreError) as exc:
         raise ConversationStoreError(
             f"conversation {context.id} keeps a paused turn that cannot be read ({exc})"
         ) from exc
-    return PausedTurn(turn, calls, answered, records)
+    return PausedTurn(turn, calls, answered, records, delegations, tuple(grants), thinker)
 
 
 def _call(item: Mapping[str, Any]) -> ToolCall:

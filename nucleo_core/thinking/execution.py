@@ -46,7 +46,14 @@ from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDen
 from nucleo_core.guard.approvals import Approval
 from nucleo_core.models.messages import ToolResultBlock
 from nucleo_core.thinking._execution_awareness import ConversationAware, RegistryAware, runs_alone
-from nucleo_core.thinking._execution_durable import DurableApprovals, PendingCall, settled_refusal
+from nucleo_core.thinking._execution_durable import (
+    DelegationPaused,
+    DurableApprovals,
+    PendingCall,
+    PendingDelegation,
+    ResumesDelegation,
+    settled_refusal,
+)
 from nucleo_core.thinking._execution_policy import ExecutionPolicy
 from nucleo_core.thinking._execution_reconcile import NO_RESULT, reconcile_results
 from nucleo_core.thinking._execution_render import render_output
@@ -193,6 +200,7 @@ class ToolExecution:
         self._observer = observer
         self._traces: dict[int, CallTrace] = {}
         self._pending: dict[int, PendingCall] = {}
+        self._delegated: dict[int, PendingDelegation] = {}
         # What each call was cleared to run, and under which decision (for the record).
         self._cleared: dict[int, _Ready] = {}
         self._internal: set[int] = set()
@@ -213,6 +221,10 @@ class ToolExecution:
     def pending_calls(self) -> tuple[PendingCall, ...]:
         """The calls waiting for a durable approval, in the calls' order (after `run`)."""
         return tuple(self._pending[index] for index in sorted(self._pending))
+
+    def pending_delegations(self) -> tuple[PendingDelegation, ...]:
+        """The ``sub_thinker`` calls whose sub-thinker paused, in the calls' order (after `run`)."""
+        return tuple(self._delegated[index] for index in sorted(self._delegated))
 
     async def run(self) -> ExecutionReport:
         """Run the calls: submit each in order (phase 1), then await them all (phase 2).
@@ -348,6 +360,11 @@ class ToolExecution:
                 tool.bind_conversation(self._conversation)
             if isinstance(tool, RegistryAware) and self._registry is not None:
                 tool.bind_registry(self._registry)
+            resumed = self._durable.delegations.get(call.id) if self._durable else None
+            if resumed is not None:  # a paused sub-thinker's run: continued, never restarted
+                if not isinstance(tool, ResumesDelegation):
+                    raise TypeError(f"{type(tool).__name__} cannot continue a sub-thinker's run")
+                tool.resume_from(resumed)
         except Exception as exc:
             self._internal.add(index)
             message = _failure(f"Tool '{provider.name}' could not be started", exc)
@@ -405,6 +422,8 @@ class ToolExecution:
                 return _error(
                     call, CallStatus.CANCELLED, _cancelled(name), exc, time.monotonic() - started
                 )
+            except DelegationPaused as paused:
+                return self._delegation_waits(index, call, paused, time.monotonic() - started)
             except Exception as exc:
                 message = _failure(f"Tool '{name}' failed", exc)
                 return _error(call, CallStatus.FAILED, message, exc, time.monotonic() - started)
@@ -423,6 +442,17 @@ class ToolExecution:
             output=output,
             duration=duration,
         )
+
+    def _delegation_waits(
+        self, index: int, call: ToolCall, paused: DelegationPaused, duration: float
+    ) -> CallOutcome:
+        """A ``sub_thinker`` call whose sub-thinker paused: it waits with the turn."""
+        if self._durable is None or not self._durable.pausable:  # only a pausable turn's
+            self._internal.add(index)
+            message = _internal(f"Tool '{call.name}' failed", paused)
+            return _error(call, CallStatus.FAILED, message, paused, duration)
+        self._delegated[index] = PendingDelegation(index, call, paused.state)
+        return CallOutcome(call=call, status=CallStatus.PENDING, result=_not_run(call).result)
 
     def _approved(
         self, call: ToolCall, ready: _Ready, record: ApprovalRecord

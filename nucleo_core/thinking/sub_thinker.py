@@ -19,8 +19,22 @@ model states, and everything the sub-thinker may use is taken from the parent *a
   (it names its parent as `SubThinker.delegated_by`).
 
 It works at `Depth.STANDARD` and delegates only at `Depth.THOROUGH`, so by default it has no
-``sub_thinker`` of its own. It answers with `SubThinkerOutput`; the artifacts its answer names
-are linked into the parent's conversation, under the same ids, for the parent to read.
+``sub_thinker`` of its own.
+
+**Approvals.** A sub-thinker's ``confirm``-level calls go to the nearest approver up its chain
+(its own, its parent's..., the hub's). When none decides (there is none, or it defers) and the
+root run may pause (its conversation is durable), the sub-thinker **pauses** instead of being
+refused: its temporary conversation is made durable, in the same conversations' file, with its
+paused turn; the ``sub_thinker`` call waits in the parent's turn, which pauses too, and the
+root run raises `RunPaused` listing the sub-thinker's approvals with its own (each naming the
+sub-thinker's class, and in ``requested_by`` the chain of thinkers that launched it). Resuming
+the root conversation continues the sub-thinker's run where it paused (a new `SubThinker`, over
+what the resumed parent offers then), and its answer is the ``sub_thinker`` call's result; the
+sub-thinker's conversation is deleted once it has answered. Launched directly (not through the
+tool), a sub-thinker cannot be resumed, and such a call is refused as in a temporary run.
+
+It answers with `SubThinkerOutput`; the artifacts its answer names are linked into the parent's
+conversation, under the same ids, for the parent to read.
 
 The ``sub_thinker`` tool is declared **high** risk: what it leads to is whatever the
 sub-thinker's palette holds (each of those calls is still checked on its own inside the sub-run).
@@ -42,9 +56,10 @@ from nucleo_core.conversations.artifact_tools import (
     ArtifactToolProvider,
 )
 from nucleo_core.conversations.errors import ArtifactNotFound
-from nucleo_core.errors import CorrectableError, MisuseError, ResponseError
+from nucleo_core.errors import CorrectableError, MisuseError, NotPaused, ResponseError, RunPaused
 from nucleo_core.hub.meta_tools import REQUEST_SKILL, REQUEST_TOOLS
 from nucleo_core.hub.thinker_base import ThinkerBase
+from nucleo_core.thinking._execution_durable import DelegationPaused, DelegationState
 from nucleo_core.thinking.depth import Depth
 from nucleo_core.thinking.io import SubThinkerInput, SubThinkerOutput
 from nucleo_core.thinking.single_objective import SingleObjectiveThinker
@@ -56,6 +71,7 @@ from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
     from nucleo_core.conversations import ArtifactStore, ConversationContext
+    from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStore
     from nucleo_core.skills.skill import Skill
     from nucleo_core.tools.provider import ToolProvider
 
@@ -101,9 +117,19 @@ class _Delegation(Tool[SubThinkerRequest, SubThinkerOutput]):
 
     #: Whether the sub-thinker is bound read-only whatever its parent's binding.
     binds_read_only: ClassVar[bool] = False
+    #: The paused sub-thinker this call continues (a resumed turn's), else ``None``.
+    _resumed: DelegationState | None = None
+
+    def resume_from(self, state: DelegationState) -> None:
+        """Continue the sub-thinker's run ``state`` keeps instead of launching a new one."""
+        self._resumed = state
 
     async def run(self, input: SubThinkerRequest) -> SubThinkerOutput:
-        """Run the sub-thinker to its answer; link the artifacts it names into the parent's."""
+        """Run the sub-thinker to its answer; link the artifacts it names into the parent's.
+
+        In a turn that may pause, a sub-thinker that pauses makes the call wait
+        (`DelegationPaused`); a resumed call continues that sub-thinker's run.
+        """
         parent = self.parent
         if not isinstance(parent, Thinker):
             raise MisuseError(
@@ -116,11 +142,28 @@ class _Delegation(Tool[SubThinkerRequest, SubThinkerOutput]):
             if source is None:
                 raise ArtifactNotFound(())
             conveyed.append(source.get(artifact_id).ref)
-        sub = SubThinker(parent, read_only=self.binds_read_only)
+        resumed = self._resumed
+        read_only = self.binds_read_only or (resumed is not None and resumed.read_only)
+        sub = SubThinker(parent, read_only=read_only)
+        sub._resumable = parent._pausable  # a pause it makes can be resumed through the root
+        paused = False
         try:
-            output = await sub.run(
-                SubThinkerInput(objective=input.objective, artifact_refs=tuple(conveyed))
-            )
+            if resumed is None:
+                output = await sub.run(
+                    SubThinkerInput(objective=input.objective, artifact_refs=tuple(conveyed))
+                )
+            else:
+                output = await sub.resume(resumed.conversation_id)
+        except RunPaused as exc:
+            paused = True
+            state = DelegationState(exc.conversation_id, sub.read_only, exc.approvals)
+            raise DelegationPaused(state) from None
+        except NotPaused as exc:  # resumed: its answer was given, but not kept by the parent
+            raise CorrectableError(
+                "The sub-thinker's run was resumed after a stop, but the answer it gave then "
+                "was not kept; what it ran is not run again. Delegate again if you still need "
+                "its result."
+            ) from exc
         except ThinkerIterationLimit as exc:
             raise CorrectableError(
                 f"The sub-thinker reached its limit of {sub.max_iterations} turns without an "
@@ -136,10 +179,24 @@ class _Delegation(Tool[SubThinkerRequest, SubThinkerOutput]):
             if usage is not None:
                 parent.record_usage(usage)
             parent.record_tool_failures(sub.last_tool_failures or ())
+            if resumed is not None and not paused:
+                _forget(parent, resumed.conversation_id)
         artifacts = sub.artifacts
         if output.artifact_refs and source is not None and artifacts is not None:
             source.link(output.artifact_refs, artifacts)
         return output
+
+
+def _forget(parent: Thinker[Any, Any], conversation_id: str) -> None:
+    """Delete a resumed sub-thinker's conversation: kept only for its pause, now over."""
+    import logging
+
+    try:
+        parent.conversations.delete(conversation_id)
+    except Exception:  # a leftover conversation is untidy, never unsafe: nothing resumes it
+        logging.getLogger("nucleo.thinking").exception(
+            "the conversation %s of a resumed sub-thinker could not be deleted", conversation_id
+        )
 
 
 @tool(
@@ -287,6 +344,10 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
         self._delegator = parent
         for provider in _delegable(parent):
             self._inherited[provider.name] = self.add_tool(provider)
+        self.approval_expiry = parent.approval_expiry
+        # Whether a pause of this sub-thinker can be resumed: set by the ``sub_thinker`` tool
+        # when its parent's run may pause itself (see the module).
+        self._resumable = False
 
     @property
     def delegated_by(self) -> Thinker[Any, Any]:
@@ -307,6 +368,35 @@ class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
         if inherited is not None and (inherited is provider or inherited == provider):
             return self.parent.state_owner(provider)
         return self
+
+    # -- pauses -------------------------------------------------------------------------------
+
+    def approval_store(self) -> ApprovalStore:
+        """Its own `approvals` when set, else its parent's store: the root files every pause."""
+        if self.approvals is not None:
+            return self.approvals
+        return self.parent.approval_store()
+
+    def _may_pause(self, context: ConversationContext) -> bool:
+        """Only when launched by the ``sub_thinker`` tool of a run that may pause."""
+        del context
+        return self._resumable
+
+    def _resuming_conversation(self, context: ConversationContext) -> str:
+        """The root's conversation: resuming it continues this run."""
+        del context
+        above = self.parent.conversation
+        if above is None:  # launched while the parent runs: never without its conversation
+            raise MisuseError("a sub-thinker pauses only while its parent runs")
+        return self.parent._resuming_conversation(above)
+
+    def _keep_pause(
+        self, context: ConversationContext, approvals: tuple[ApprovalRecord, ...]
+    ) -> None:
+        """Keep the conversation (with its paused turn) durably; the root files the approvals."""
+        del approvals
+        if not context.durable:
+            self.conversations.make_durable(context)
 
     # -- the captured catalogs ----------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from nucleo_core.thinking.transcript import render_transcript
 
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationContext, ConversationService
-    from nucleo_core.guard.approval_store import ApprovalStore
+    from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStore
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelCatalog
     from nucleo_core.models.client import ModelClient
@@ -232,7 +232,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             else observer.run_started(self, context.id, resumed=objective is None)
         )
         error: BaseException | None = None
-        self._pausable = context.durable
+        self._pausable = self._may_pause(context)
         try:
             ThinkerBase._enter_conversation(self, context)  # its skills are the run's
             if objective is not None:
@@ -326,6 +326,24 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             )
         return self.approvals
 
+    def _may_pause(self, context: ConversationContext) -> bool:
+        """Whether a run over ``context`` may pause: when something can resume it (durable)."""
+        return context.durable
+
+    def _resuming_conversation(self, context: ConversationContext) -> str:
+        """The conversation whose resume continues this run: ``context``'s (a root's)."""
+        return context.id
+
+    def _keep_pause(
+        self, context: ConversationContext, approvals: tuple[ApprovalRecord, ...]
+    ) -> None:
+        """Make the pause visible once ``context`` keeps it: file every approval it waits for.
+
+        A delegate files nothing (its root does, once the root's own turn is kept).
+        """
+        del context
+        self.approval_store().add(approvals)
+
     def _pause(
         self, context: ConversationContext, execution: ToolExecution, report: ExecutionReport
     ) -> RunPaused:
@@ -335,20 +353,28 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
 
         requester = requester_of(self)
         chain = [*requester.parents, f"{requester.thinker_class}#{requester.thinker_id}"]
-        records = pause_turn(
+        approvals = pause_turn(
             context,
             execution,
             report,
             thinker=requester.thinker_class,
             requested_by=" > ".join(chain),
             expiry=self.approval_expiry,
+            conversation_id=self._resuming_conversation(context),
+            grants=[provider.name for provider in self._granted],
         )
         # Filed once the conversation keeps the turn: a visible approval always has its pause.
-        self.approval_store().add(records)
-        return RunPaused(context.id, records)
+        self._keep_pause(context, approvals)
+        return RunPaused(context.id, approvals)
 
     async def _resume_turn(self, context: ConversationContext) -> None:
-        """Settle the paused turn of ``context``: run what was approved, answer every use."""
+        """Settle the paused turn of ``context``: run what was approved, answer every use.
+
+        The grants kept with the turn are asked for again first, through admission, so a
+        tool granted before the pause runs after it only while the rules still admit it. A
+        ``sub_thinker`` call whose sub-thinker paused continues that sub-thinker's run; if it
+        pauses again, so does this turn (its results so far kept with it).
+        """
         from nucleo_core.thinking._execution_pause import PAUSED_TURN, load_paused
 
         paused = load_paused(context)
@@ -361,17 +387,16 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             context.set_metadata(PAUSED_TURN, None)
             return
         store = self.approval_store()
-        store.add(paused.records)  # files again any approval the paused process did not
-        decided = {}
-        waiting = []
-        for kept in paused.records:
-            record = store.get(kept.id) or kept
-            if record.status_at() == "pending":
-                waiting.append(record)
-            decided[record.call_id] = record
+        every = paused.every_approval
+        store.add(every)  # files again any approval the paused process did not
+        current = {kept.id: store.get(kept.id) or kept for kept in every}
+        waiting = [record for record in current.values() if record.status_at() == "pending"]
         if waiting:
             raise RunPaused(context.id, waiting)
+        decided = {record.call_id: current[record.id] for record in paused.records}
         self.reconcile_tool_registry()
+        if paused.grants:  # the same door as any request: rules, guardrails, hooks, the record
+            await ThinkerBase.request_tools_async(self, paused.grants)
         self.note_palette(context.id)
         execution = self._executor.prepare(
             paused.calls,
@@ -383,22 +408,34 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             approver=None,
             audit=self._call_audit(),
             observer=self._hub.observer,
-            durable=DurableApprovals(answered=paused.answered, decided=decided, store=store),
+            durable=DurableApprovals(
+                pausable=self._pausable,
+                answered=paused.answered,
+                decided=decided,
+                store=store,
+                delegations=paused.delegations,
+            ),
         )
+        ran = False
         try:
             await execution.run()
+            ran = True
         finally:  # however the resumed calls end, the paused answer is answered whole
+            self.note_palette(context.id)
             report = execution.report()
             self.record_tool_failures(report.failures)
-            assistant = context.messages[paused.turn]
-            results: tuple[ToolResultBlock, ...] = (
-                reconcile_results(assistant, report.results)
-                if assistant.tool_uses
-                else report.results
-            )
-            message = Message(role="user", content=results)
-            context.append(context.artifacts.custody_results(message))
-            context.set_metadata(PAUSED_TURN, None)
+            if not (ran and report.pending):
+                assistant = context.messages[paused.turn]
+                results: tuple[ToolResultBlock, ...] = (
+                    reconcile_results(assistant, report.results)
+                    if assistant.tool_uses
+                    else report.results
+                )
+                message = Message(role="user", content=results)
+                context.append(context.artifacts.custody_results(message))
+                context.set_metadata(PAUSED_TURN, None)
+        if report.pending:  # a sub-thinker paused again: so does this turn, its results kept
+            raise self._pause(context, execution, report)
 
     def _call_audit(self) -> CallAudit | None:
         """This turn's writer of the call records, when the hub keeps an audit log."""

@@ -254,3 +254,238 @@ def test_a_conversation_that_is_not_kept_cannot_be_resumed(
     with pytest.raises(NotPaused, match="no such conversation"):
         asyncio.run(thinker.resume("never"))
     assert not conversations.exists("never")  # resuming creates nothing
+
+
+# -- a sub-thinker's approvals surface on the root run --------------------------------------
+
+SUB_ANSWER = '{"answer": "%s", "reasoning": "paid what I could", "artifact_refs": []}'
+
+
+def delegating_answer(request: ModelRequest) -> ModelResponse:
+    """The root delegates and wires acme in one answer; the sub-thinker wires bob and eve.
+
+    The sub-thinker then answers with what its results said, for the root to read.
+    """
+    last = request.messages[-1]
+    results = [b for b in last.content if isinstance(b, ToolResultBlock)]
+    if "sub-thinker" in (request.system or ""):
+        if results:
+            said = " | ".join(f"{r.tool_use_id}:{r.content}" for r in results)
+            return ModelResponse(
+                content=(TextBlock(text=SUB_ANSWER % said.replace('"', "'")),),
+                stop_reason=StopReason.END_TURN,
+            )
+        uses = (
+            ToolUseBlock(id="w", name="wire_money", input={"to": "bob", "amount": 50}),
+            ToolUseBlock(id="w2", name="wire_money", input={"to": "eve", "amount": 7}),
+        )
+        return ModelResponse(content=uses, stop_reason=StopReason.TOOL_USE)
+    if results:
+        return ModelResponse(content=(TextBlock(text="Done."),), stop_reason=StopReason.END_TURN)
+    uses = (
+        ToolUseBlock(id="d", name="sub_thinker", input={"objective": "Pay bob and eve."}),
+        ToolUseBlock(id="w", name="wire_money", input={"to": "acme", "amount": 120}),
+    )
+    return ModelResponse(content=uses, stop_reason=StopReason.TOOL_USE)
+
+
+def delegating_treasurer(
+    conversations: ConversationService, store: MemoryApprovalStore
+) -> tuple[Treasurer, ScriptedModel]:
+    """A treasurer whose model delegates part of the payments (see `delegating_answer`)."""
+    thinker, _ = treasurer(conversations, store)
+    model = ScriptedModel(delegating_answer)
+    thinker.client = model
+    return thinker, model
+
+
+def read_by(model: ScriptedModel, sub: bool) -> list[list[ToolResultBlock]]:
+    """Every results message the root's (or the sub-thinker's) model read, in order."""
+    return [
+        [b for b in request.messages[-1].content if isinstance(b, ToolResultBlock)]
+        for request in model.requests
+        if ("sub-thinker" in (request.system or "")) is sub
+        and any(isinstance(b, ToolResultBlock) for b in request.messages[-1].content)
+    ]
+
+
+def test_a_sub_thinker_s_approvals_pause_the_root_run_with_the_root_s_own(
+    conversations: ConversationService,
+) -> None:
+    """The root's RunPaused lists the sub-thinker's approvals with its own, in call order."""
+    store = MemoryApprovalStore()
+    thinker, _ = delegating_treasurer(conversations, store)
+    with pytest.raises(RunPaused) as paused:
+        asyncio.run(thinker.run("Pay everyone.", conversation_id="conv", durable=True))
+    bob, eve, acme = paused.value.approvals
+    assert [a.arguments["to"] for a in (bob, eve, acme)] == ["bob", "eve", "acme"]
+    assert {a.conversation_id for a in paused.value.approvals} == {"conv"}
+    assert bob.thinker == eve.thinker == "nucleo_core.thinking.sub_thinker.SubThinker"
+    assert acme.thinker.endswith("Treasurer")
+    parents, asker = bob.requested_by.split(" > ")
+    assert ".Treasurer#" in parents
+    assert asker.startswith("nucleo_core.thinking.sub_thinker.SubThinker#")
+    assert {r.id for r in store.list(status="pending")} == {bob.id, eve.id, acme.id}
+    assert WIRED == []
+    # The sub-thinker's conversation is kept, durable, with its own paused turn.
+    root = conversations.open("conv", durable=True)
+    kept = root.metadata[PAUSED_TURN]
+    conversations.close(root)
+    (child,) = [state["conversation"] for state in kept["delegations"].values()]
+    sub = conversations.open(child, durable=True)
+    assert [m.role for m in sub.messages] == ["user", "assistant"]
+    assert [a["call_id"] for a in sub.metadata[PAUSED_TURN]["approvals"]] == ["w", "w2"]
+    conversations.close(sub)
+
+
+def test_resuming_the_root_continues_the_sub_thinker_whose_answer_goes_back_to_the_parent(
+    conversations: ConversationService,
+) -> None:
+    """Approved calls run once inside the sub-thinker, a rejection reaches its model."""
+    store = MemoryApprovalStore()
+    thinker, _ = delegating_treasurer(conversations, store)
+    with pytest.raises(RunPaused) as paused:
+        asyncio.run(thinker.run("Pay everyone.", conversation_id="conv", durable=True))
+    bob, eve, acme = paused.value.approvals
+    root = conversations.open("conv", durable=True)
+    (child,) = [s["conversation"] for s in root.metadata[PAUSED_TURN]["delegations"].values()]
+    conversations.close(root)
+    store.approve(bob.id)
+    store.approve(acme.id)
+    store.reject(eve.id, "unknown payee")
+
+    resumed, model = delegating_treasurer(conversations, store)
+    assert asyncio.run(resumed.resume("conv")) == "Done."
+    assert sorted(WIRED) == ["acme 120", "bob 50"]
+    (sub_read,) = read_by(model, sub=True)
+    assert [(r.tool_use_id, r.is_error) for r in sub_read] == [("w", False), ("w2", True)]
+    assert "unknown payee" in sub_read[1].content
+    (root_read,) = read_by(model, sub=False)
+    assert [(r.tool_use_id, r.is_error) for r in root_read] == [("d", False), ("w", False)]
+    assert "w:wired 50 to bob" in root_read[0].content
+    assert "unknown payee" in root_read[0].content
+    assert not conversations.exists(child)  # kept only for the pause
+    stored = conversations.open("conv", durable=True)
+    assert [m.role for m in stored.messages] == ["user", "assistant", "user", "assistant"]
+    assert PAUSED_TURN not in stored.metadata or stored.metadata[PAUSED_TURN] is None
+    conversations.close(stored)
+
+    with pytest.raises(NotPaused):
+        asyncio.run(delegating_treasurer(conversations, store)[0].resume("conv"))
+    assert sorted(WIRED) == ["acme 120", "bob 50"]
+
+
+def test_a_resume_with_a_sub_thinker_s_approval_pending_runs_nothing(
+    conversations: ConversationService,
+) -> None:
+    """One of the sub-thinker's approvals still pending: RunPaused again, nothing runs."""
+    store = MemoryApprovalStore()
+    thinker, _ = delegating_treasurer(conversations, store)
+    with pytest.raises(RunPaused) as paused:
+        asyncio.run(thinker.run("Pay everyone.", conversation_id="conv", durable=True))
+    bob, eve, acme = paused.value.approvals
+    store.approve(bob.id)
+    store.approve(acme.id)
+    with pytest.raises(RunPaused) as again:
+        asyncio.run(delegating_treasurer(conversations, store)[0].resume("conv"))
+    assert [a.id for a in again.value.approvals] == [eve.id]
+    assert WIRED == []
+
+
+def test_a_sub_thinker_launched_in_a_temporary_run_is_refused_as_before(
+    conversations: ConversationService,
+) -> None:
+    """Nothing could resume a temporary root: the sub-thinker's confirm calls are refused."""
+    store = MemoryApprovalStore()
+    thinker, model = delegating_treasurer(conversations, store)
+    assert asyncio.run(thinker.run("Pay everyone.")) == "Done."
+    (sub_read,) = read_by(model, sub=True)
+    assert all(r.is_error and "no approver is set here" in r.content for r in sub_read)
+    assert WIRED == []
+    assert store.list() == []
+
+
+# -- grants made during a run survive its pause ----------------------------------------------
+
+
+class Clerk(SingleObjectiveThinker[str, str]):
+    """Starts with no tools; may ask for wire_money."""
+
+    @classmethod
+    def declare_compatible_tools(cls) -> Any:
+        """wire_money, on request."""
+        from nucleo_core import ToolSelector
+
+        return ToolSelector.of([wire_money])
+
+
+def granting_answer(request: ModelRequest) -> ModelResponse:
+    """Ask for wire_money, then call it, then answer "Done."."""
+    results = [b for b in request.messages[-1].content if isinstance(b, ToolResultBlock)]
+    offered = {spec.name for spec in request.tools}
+    if not results:
+        use = ToolUseBlock(id="r", name="request_tools", input={"tools": ["wire_money"]})
+    elif results[0].tool_use_id == "r" and "wire_money" in offered:
+        use = ToolUseBlock(id="w", name="wire_money", input={"to": "acme", "amount": 120})
+    else:
+        return ModelResponse(content=(TextBlock(text="Done."),), stop_reason=StopReason.END_TURN)
+    return ModelResponse(content=(use,), stop_reason=StopReason.TOOL_USE)
+
+
+def clerk(
+    conversations: ConversationService, store: MemoryApprovalStore, hub: ToolHub | None = None
+) -> tuple[Clerk, ScriptedModel]:
+    """A clerk on its own (or the given) guarded hub."""
+    model = ScriptedModel(granting_answer)
+    thinker = Clerk(
+        ThinkerDeclaration("standard", "short"),
+        hub=hub or ToolHub(guard=PermissionPolicy()),
+        client=model,
+        catalog=ModelCatalog(grades={"standard": "anthropic:any"}),
+        conversations=conversations,
+    )
+    thinker.approvals = store
+    return thinker, model
+
+
+def test_a_tool_granted_before_the_pause_runs_after_resume_in_a_new_thinker(
+    conversations: ConversationService,
+) -> None:
+    """The grant is kept with the paused turn and admitted again on resume: the call runs."""
+    store = MemoryApprovalStore()
+    first, _ = clerk(conversations, store)
+    with pytest.raises(RunPaused) as paused:
+        asyncio.run(first.run("Pay acme.", conversation_id="conv", durable=True))
+    (approval,) = paused.value.approvals
+    store.approve(approval.id)
+    hub = ToolHub(guard=PermissionPolicy())
+    resumed, model = clerk(conversations, store, hub)
+    assert asyncio.run(resumed.resume("conv")) == "Done."
+    assert WIRED == ["acme 120"]
+    assert [(r.tool_use_id, r.is_error) for r in results_read(model)] == [("w", False)]
+    (admission,) = [e for e in hub.admission_record if e.name == "wire_money"]
+    assert admission.granted  # admitted again, through the door, on the record
+
+
+def test_a_grant_the_rules_no_longer_admit_is_refused_on_resume_and_its_call_does_not_run(
+    conversations: ConversationService,
+) -> None:
+    """Fail closed: a rule added since the pause refuses the grant; the approved call is refused."""
+    from _hub_kit import Rule
+
+    store = MemoryApprovalStore()
+    first, _ = clerk(conversations, store)
+    with pytest.raises(RunPaused) as paused:
+        asyncio.run(first.run("Pay acme.", conversation_id="conv", durable=True))
+    store.approve(paused.value.approvals[0].id)
+    hub = ToolHub(guard=PermissionPolicy())
+    hub.register_admission(Clerk, "wire_money", Rule.refuse("no wires this quarter"))
+    resumed, model = clerk(conversations, store, hub)
+    assert asyncio.run(resumed.resume("conv")) == "Done."
+    assert WIRED == []
+    (wire_result,) = results_read(model)
+    assert wire_result.is_error
+    (admission,) = [e for e in hub.admission_record if e.name == "wire_money"]
+    assert not admission.granted
+    assert admission.reason == "no wires this quarter"
+    assert store.get(paused.value.approvals[0].id).status == "approved"  # never claimed
