@@ -63,11 +63,12 @@ def _store(path: str | None, *, must_exist: bool = True) -> SQLiteApprovalStore:
 def approvals(ctx: click.Context, path: str | None, show_all: bool, as_json: bool) -> None:
     """List the approvals paused runs wait for (the pending ones; --all for every one).
 
-    Each row shows the approval's id, the tool, its risk and source, the conversation, when it
-    was asked and when it expires, and the arguments it would authorise (the approval stands
-    for exactly these arguments). Decide one with `nucleo approvals approve ID` or `nucleo
-    approvals reject ID --reason TEXT`, then continue its run with `nucleo resume
-    CONVERSATION`.
+    Each row shows the approval's id, the tool, its risk and source, the conversation (the one
+    `nucleo resume` continues, a sub-thinker's included), who asked (the thinker, after the
+    thinkers that launched it), when it was asked and when it expires, and the arguments it
+    would authorise (the approval stands for exactly these arguments). Decide one with `nucleo
+    approvals approve ID` or `nucleo approvals reject ID --reason TEXT`, then continue its run
+    with `nucleo resume CONVERSATION`.
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -147,6 +148,8 @@ def _print_record(record: ApprovalRecord) -> None:
     click.echo(f"{record.id}  {record.status_at()}")
     click.echo(f"  tool:         {record.tool} ({record.source}), risk {risk}")
     click.echo(f"  conversation: {record.conversation_id} (thinker {record.thinker})")
+    if record.requested_by:  # a sub-thinker's: the thinkers that launched it, root first
+        click.echo(f"  asked by:     {record.requested_by}")
     click.echo(f"  asked:        {record.requested_at.isoformat(timespec='seconds')}")
     click.echo(f"  expires:      {record.expires_at.isoformat(timespec='seconds')}")
     if record.decided_at is not None:

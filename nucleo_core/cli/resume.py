@@ -1,11 +1,12 @@
 """``nucleo resume CONVERSATION``: continue a durable run that paused for approvals.
 
-The conversation is read from the durable conversations' file (``$NUCLEO_CONVERSATIONS``),
-its pending approvals from the approvals' file beside it (``$NUCLEO_APPROVALS``). The thinker
-class is the one that paused (its qualified name is kept with each approval), or
-``--thinker``. It is built as ``nucleo run`` builds one, on a hub whose permission guard is
-the project's (`discover_guard_config`), so each approved call passes the call door again.
-A run still waiting (an approval is pending) prints what it waits for and exits 3.
+The conversation is read from the durable conversations' file (``$NUCLEO_CONVERSATIONS``), its
+pending approvals from the approvals' file beside it (``$NUCLEO_APPROVALS``). The thinker class
+is the one that paused (its qualified name is kept with the paused turn; for a sub-thinker's
+approvals, the root thinker that launched it), or ``--thinker``. It is built as ``nucleo run``
+builds one, on a hub whose permission guard is the project's (`discover_guard_config`), so each
+approved call passes the call door again. A run still waiting (an approval is pending) prints
+what it waits for and exits 3.
 """
 
 from __future__ import annotations
@@ -182,9 +183,10 @@ def _paused_thinker(conversations: ConversationService, conversation_id: str) ->
             conversations.close(context)
     except ConversationError as exc:
         raise CommandError(str(exc)) from exc
-    if paused is None or not paused.records:
+    if paused is None or not (paused.thinker or paused.records):
         raise CommandError(
             f"conversation {conversation_id} cannot be resumed: it has no paused turn (it "
             "never paused, or it was resumed)"
         )
-    return paused.records[0].thinker
+    # The root's class: a sub-thinker's approvals name the sub-thinker, which its root resumes.
+    return paused.thinker or paused.records[0].thinker

@@ -13,6 +13,10 @@ asked after the results, it answers "Done.". Every request it receives is append
   ``SIGKILL``s it).
 - ``pause-expiring``: the same, with approvals that expire at once.
 - ``resume``: resumes ``conv``; prints the answer, or the error, as JSON.
+- ``pause-delegating`` and ``resume-delegating``: the same with the delegating script: the
+  thinker's answer calls ``search`` and ``sub_thinker`` ("Pay the two suppliers."), whose
+  sub-thinker's answer calls ``wire_money`` twice (the same two payments); the sub-thinker
+  answers with its results once it has them, and the thinker answers "Done.".
 """
 
 from __future__ import annotations
@@ -67,18 +71,36 @@ class Treasurer(SingleObjectiveThinker[str, str]):
         return [search, wire_money]
 
 
+#: The objective the delegating script hands its sub-thinker.
+DELEGATED = "Pay the two suppliers."
+PAYMENTS = (
+    ToolUseBlock(id="use_acme", name="wire_money", input={"to": "acme", "amount": 120}),
+    ToolUseBlock(id="use_mallory", name="wire_money", input={"to": "mallory", "amount": 9}),
+)
+
+
 def answer(request: ModelRequest) -> ModelResponse:
     """The script: tool calls first, "Done." once the results are in."""
     with (FOLDER / "requests.jsonl").open("a", encoding="utf-8") as log:
         log.write(json.dumps([message_json(m) for m in request.messages]) + "\n")
     last = request.messages[-1]
-    if any(isinstance(block, ToolResultBlock) for block in last.content):
+    results = [block for block in last.content if isinstance(block, ToolResultBlock)]
+    if request.messages[0].text == DELEGATED:  # the sub-thinker
+        if not results:
+            return ModelResponse(content=PAYMENTS, stop_reason=StopReason.TOOL_USE)
+        said = " | ".join(f"{r.tool_use_id}: {r.content}" for r in results)
+        reply = {"answer": said, "reasoning": "paid what was approved", "artifact_refs": []}
+        return ModelResponse(
+            content=(TextBlock(text=json.dumps(reply)),), stop_reason=StopReason.END_TURN
+        )
+    if results:
         return ModelResponse(content=(TextBlock(text="Done."),), stop_reason=StopReason.END_TURN)
-    uses = (
-        ToolUseBlock(id="use_search", name="search", input={"query": "acme"}),
-        ToolUseBlock(id="use_acme", name="wire_money", input={"to": "acme", "amount": 120}),
-        ToolUseBlock(id="use_mallory", name="wire_money", input={"to": "mallory", "amount": 9}),
-    )
+    search = ToolUseBlock(id="use_search", name="search", input={"query": "acme"})
+    if "delegating" in MODE:
+        delegate = ToolUseBlock(id="use_sub", name="sub_thinker", input={"objective": DELEGATED})
+        uses: tuple[ToolUseBlock, ...] = (search, delegate)
+    else:
+        uses = (search, *PAYMENTS)
     return ModelResponse(content=uses, stop_reason=StopReason.TOOL_USE)
 
 

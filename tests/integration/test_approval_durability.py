@@ -4,6 +4,7 @@ Process A (`_approval_process.py pause`) runs a thinker whose answer calls ``sea
 risk: runs) and ``wire_money`` twice (high risk: confirm, no approver: the run pauses); A is
 killed with ``SIGKILL`` once the store holds its approvals. Process B is the installed
 ``nucleo approvals`` script: it approves one call and rejects the other. Process C resumes.
+The same with the two ``wire_money`` calls made by a sub-thinker the thinker delegated to.
 """
 
 from __future__ import annotations
@@ -72,10 +73,10 @@ def nucleo(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def resume(folder: Path) -> dict[str, Any]:
+def resume(folder: Path, mode: str = "resume") -> dict[str, Any]:
     """Run process C: resume the conversation; what it printed."""
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(folder), "resume"],
+        [sys.executable, str(SCRIPT), str(folder), mode],
         capture_output=True,
         text=True,
         timeout=120,
@@ -186,3 +187,69 @@ def test_an_expired_approval_is_rejected_as_expired_on_resume(tmp_path: Path) ->
     for result in results[1:]:
         assert result["is_error"] is True
         assert "expired" in result["content"]
+
+
+SUB_THINKER_CLASS = "nucleo_core.thinking.sub_thinker.SubThinker"
+
+
+def test_a_sub_thinker_s_approvals_survive_sigkill_and_its_run_goes_on_when_the_root_resumes(
+    tmp_path: Path,
+) -> None:
+    """A sub-thinker's approvals pause the root; decided by the CLI, its run ends on resume."""
+    pending = pause_and_kill(tmp_path, "pause-delegating")
+    assert {r.call_id for r in pending} == {"use_acme", "use_mallory"}
+    assert {r.thinker for r in pending} == {SUB_THINKER_CLASS}
+    assert {r.conversation_id for r in pending} == {"conv"}  # what `nucleo resume` takes
+    for record in pending:
+        root, asker = record.requested_by.split(" > ")
+        assert root.startswith("__main__.Treasurer#")
+        assert asker.startswith(SUB_THINKER_CLASS + "#")
+    acme, mallory = by_tool_arguments(pending, "acme"), by_tool_arguments(pending, "mallory")
+    assert wired(tmp_path) == []
+    messages = stored_messages(tmp_path)
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert [u.id for u in messages[-1].tool_uses] == ["use_search", "use_sub"]
+    with ConversationService(tmp_path / "conversations.sqlite3") as service:
+        (child,) = [cid for cid in service.list_ids() if cid != "conv"]  # kept at its pause
+
+    listed = nucleo(tmp_path, "approvals")
+    assert listed.returncode == 0, listed.stderr
+    assert f"(thinker {SUB_THINKER_CLASS})" in listed.stdout
+    assert "asked by:     __main__.Treasurer#" in listed.stdout
+    assert nucleo(tmp_path, "approvals", "approve", acme.id).returncode == 0
+    rejected = nucleo(tmp_path, "approvals", "reject", mallory.id, "--reason", "unknown payee")
+    assert rejected.returncode == 0, rejected.stderr
+    assert "nucleo resume conv" in rejected.stdout
+
+    assert resume(tmp_path, "resume-delegating") == {"answer": "Done."}
+    assert wired(tmp_path) == ["acme 120"]  # ran once, inside the sub-thinker
+    seen = requests(tmp_path)
+    sub_last = [r for r in seen if r[0]["text"] == "Pay the two suppliers."][-1]
+    assert [m["role"] for m in sub_last] == ["user", "assistant", "user"]
+    sub_results = sub_last[-1]["results"]
+    assert [r["id"] for r in sub_results] == ["use_acme", "use_mallory"]
+    assert sub_results[0] == {"id": "use_acme", "content": "wired 120 to acme", "is_error": False}
+    assert sub_results[1]["is_error"] is True
+    assert "unknown payee" in sub_results[1]["content"]
+    root_last = seen[-1]
+    assert root_last[0]["text"] == "Pay the acme invoices."
+    root_results = root_last[-1]["results"]
+    assert [r["id"] for r in root_results] == ["use_search", "use_sub"]
+    assert root_results[1]["is_error"] is False
+    assert "use_acme: wired 120 to acme" in root_results[1]["content"]
+    assert "unknown payee" in root_results[1]["content"]
+    messages = stored_messages(tmp_path)
+    assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
+    with ConversationService(tmp_path / "conversations.sqlite3") as service:
+        assert not service.exists(child)  # the sub-thinker's conversation ended with its run
+        assert service.list_ids() == ["conv"]
+
+    assert resume(tmp_path, "resume-delegating")["error"] == "NotPaused"
+    assert wired(tmp_path) == ["acme 120"]
+    with AuditLog.open(tmp_path / "audit.sqlite3") as audit:
+        records = [r for r in audit.read() if r.call_id in ("use_acme", "use_mallory")]
+        assert audit.verify().ok
+    kinds = [(r.kind, r.call_id, r.outcome) for r in records]
+    assert ("approval_decision", "use_acme", "approved") in kinds
+    assert ("approval_decision", "use_mallory", "rejected") in kinds
+    assert [k for k in kinds if k[0] == "call_start"] == [("call_start", "use_acme", None)]
