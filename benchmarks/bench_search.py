@@ -414,6 +414,7 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
     spare = iter(largest[PALETTE_TOOLS + max(OFFER_SIZES) :])
     changed: list[float] = []
     unchanged: list[float] = []
+    views: list[float] = []
     for _ in range(rounds):
         hub.register_compatible(holder, _record_provider(next(spare)))
         with settled():
@@ -424,9 +425,18 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
             started = time.perf_counter()
             thinker.reconcile_tool_registry()
             unchanged.append(time.perf_counter() - started)
+        # The part of a changed turn that grows with the catalog: the hub's new view of it.
+        hub.register_compatible(holder, _record_provider(next(spare)))
+        with settled():
+            started = time.perf_counter()
+            hub.compatible_catalog(holder)
+            views.append(time.perf_counter() - started)
+        thinker.reconcile_tool_registry()
     changed_samples, unchanged_samples = Samples(tuple(changed)), Samples(tuple(unchanged))
+    view_samples = Samples(tuple(views))
     spread = max(sent.values()) - min(sent.values())
     palette_bytes = _definition_bytes([provider.spec() for provider in palette])
+    meta_bytes = sent[1_000] - palette_bytes  # the meta-tools, with the list's separators
     largest_size = max(OFFER_SIZES)
     turn_work = (
         f"reconcile_tool_registry() after the {largest_size:,}-tool catalog widened by one "
@@ -440,7 +450,8 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
             f"<= {OFFER_SHARE_TARGET:.0%}",
             sent[1_000] <= OFFER_SHARE_TARGET * full[1_000],
             note="deterministic bytes, not a timing; the palette alone is "
-            f"{palette_bytes:,} B ({palette_bytes / full[1_000]:.2%})",
+            f"{palette_bytes:,} B ({palette_bytes / full[1_000]:.2%}), the meta-tools "
+            f"{meta_bytes:,} B ({meta_bytes / full[1_000]:.2%})",
         ),
         judge_check(
             "(l) tool definitions per turn, 1,000 to 20,000 tools",
@@ -461,6 +472,13 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
             "reconcile_tool_registry() again, nothing changed",
             unchanged_samples.text(),
             "shown beside the changed turn; the issue sets no number for it",
+        ),
+        not_judged(
+            "(l) the hub's catalog view after a widening, 20,000 tools",
+            "ToolHub.compatible_catalog() right after the catalog widened by one",
+            view_samples.text(),
+            "part of the changed turn (it builds a tuple of the catalog); shown to place "
+            "the changed turn's cost",
         ),
     ]
 
