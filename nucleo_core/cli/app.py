@@ -29,6 +29,7 @@ from nucleo_core.cli.mcp import mcp
 from nucleo_core.cli.plugins import plugins
 from nucleo_core.cli.resume import resume
 from nucleo_core.cli.run import run
+from nucleo_core.cli.serve import serve
 from nucleo_core.cli.skills import skills
 from nucleo_core.cli.sources import CollectedTools, ToolSourceError, collect_registry
 
@@ -155,6 +156,7 @@ nucleo.add_command(mcp)
 nucleo.add_command(audit)
 nucleo.add_command(approvals)
 nucleo.add_command(resume)
+nucleo.add_command(serve)
 
 
 def main(args: Sequence[str] | None = None) -> None:

@@ -1,0 +1,81 @@
+"""`ApiService`: what the app serves, built once from a hub, the served tools and the stores."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from nucleo_core.server.audit_views import AuditReader
+from nucleo_core.server.catalog import ServedCatalog
+from nucleo_core.server.executions import Executions
+from nucleo_core.server.settings import ServerSettings
+
+if TYPE_CHECKING:
+    from nucleo_core.guard.approval_store import ApprovalStore
+    from nucleo_core.hub import ThinkerBase, ToolHub
+    from nucleo_core.server.token import ApiToken
+    from nucleo_core.tools import ToolProvider
+
+__all__ = ["ApiService"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApiService:
+    """Everything a request reads: the catalog, the executions, the audit, the token.
+
+    Build it with `ApiService.build`; `create_app` serves it.
+    """
+
+    hub: ToolHub
+    catalog: ServedCatalog
+    executions: Executions
+    audit: AuditReader
+    token: ApiToken
+    settings: ServerSettings
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        hub: ToolHub,
+        tools: Sequence[tuple[ToolProvider, str]],
+        thinkers: Sequence[type[ThinkerBase]],
+        approvals: ApprovalStore,
+        token: ApiToken,
+        settings: ServerSettings | None = None,
+        approval_expiry: float | None = None,
+    ) -> ApiService:
+        """The service over ``hub``.
+
+        Args:
+            hub: The hub whose guard decides and whose audit log records (``hub.audit``;
+                ``None`` serves an empty audit).
+            tools: The process's tools, each with where it came from, in order.
+            thinkers: The thinker classes whose palettes and catalogs are shown (their tools
+                are served too).
+            approvals: The durable approvals' store, shared with ``nucleo approvals``.
+            token: The bearer token requests must bear.
+            settings: The server's settings (the defaults when omitted).
+            approval_expiry: Seconds an API execution's approval waits (default 24 hours).
+        """
+        from nucleo_core.guard.approval_store import DEFAULT_APPROVAL_EXPIRY
+
+        settings = settings if settings is not None else ServerSettings()
+        expiry = approval_expiry if approval_expiry is not None else DEFAULT_APPROVAL_EXPIRY
+        listed = list(tools)
+        executions = Executions(hub, [], approvals, expiry=expiry)
+        catalog = ServedCatalog(hub, listed, thinkers, executions.caller)
+        system_wide = {provider.name for provider in hub.system_wide_tools()}
+        for provider in catalog.providers:  # the caller's palette holds every served tool
+            if provider.name not in system_wide:  # those are in every palette already
+                executions.caller.add_tool(provider)
+        executions.caller.reconcile_tool_registry()
+        return cls(
+            hub=hub,
+            catalog=catalog,
+            executions=executions,
+            audit=AuditReader(hub.audit, stream_seconds=settings.stream_seconds),
+            token=token,
+            settings=settings,
+        )
