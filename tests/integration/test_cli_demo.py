@@ -1,7 +1,8 @@
 """``nucleo demo``, ``nucleo run`` and ``nucleo chat`` as processes, from folders of their own.
 
-The README's first Quickstart command is run as written, in a fresh virtual environment with
-nucleo-core installed from this checkout: the demo's skill must come from the installed wheel.
+The README's first Quickstart command is checked to be what this file runs: a fresh virtual
+environment with nucleo-core installed from a wheel of this checkout, then ``nucleo demo``; the
+demo's skill must come from the installed wheel.
 The other commands run with this environment's interpreter (``python -m nucleo_core.cli``), from
 a temporary working folder with no model configured, against a real OpenAI-compatible HTTP
 server on 127.0.0.1 when they need a model (the real SDK path, no network).
@@ -14,11 +15,11 @@ import os
 import re
 import subprocess
 import sys
-import venv
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _installed_venv import Venv, build_wheels
 from docs_pages import REPO
 from wire_server import Reply, wire_server
 
@@ -92,21 +93,15 @@ def tool_call_reply(name: str, arguments: dict[str, Any]) -> Reply:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment with nucleo-core installed from this checkout; its bin."""
+    """A fresh virtual environment with nucleo-core installed from this checkout; its bin.
+
+    nucleo-core is installed from a wheel built from the checkout, as ``pip install .`` does;
+    its dependencies are the suite's own, linked (tests reach no package index; `.ci/run` runs
+    the command as written, with the network its install step has).
+    """
+    wheels = build_wheels([REPO], tmp_path_factory.mktemp("quickstart-wheel"))
     root = tmp_path_factory.mktemp("quickstart") / "venv"
-    venv.EnvBuilder(with_pip=True).create(root)
-    scripts = root / ("Scripts" if sys.platform == "win32" else "bin")
-    python = scripts / ("python.exe" if sys.platform == "win32" else "python")
-    done = subprocess.run(
-        [python, "-m", "pip", "install", "-q", str(REPO)],
-        env=environment(PIP_DISABLE_PIP_VERSION_CHECK="1"),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return scripts
+    return Venv.with_wheels(root, list(wheels.values())).python.parent
 
 
 def test_the_readme_s_first_quickstart_command_ends_in_nucleo_demo() -> None:

@@ -1,10 +1,11 @@
 """Plugins as users get them: real wheels, pip-installed into a fresh virtual environment.
 
 The wheels of nucleo-core and of the three first-party plugins under ``plugins/`` are built
-once per session and installed into one virtual environment (nucleo-core's dependencies come
-from the package index, once). Every check runs a small script with that environment's Python
-from a temporary working directory, so the repository's own ``nucleo_core/`` cannot shadow the
-installed one, and nothing reaches nucleo but what the wheels' entry points declare.
+once per session and installed into one virtual environment (nucleo-core's dependencies are
+the suite's own, linked: tests reach no package index). Every check runs a small script with
+that environment's Python from a temporary working directory, so the repository's own
+``nucleo_core/`` cannot shadow the installed one, and nothing reaches nucleo but what the
+wheels' entry points declare.
 
 Packs written by the tests (one installed while a hub is alive, five broken ones) go into
 environments layered on that one, so the first environment keeps exactly the three plugins.
@@ -13,6 +14,7 @@ environments layered on that one, so the first environment keeps exactly the thr
 from __future__ import annotations
 
 import json
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -70,10 +72,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def venv(tmp_path_factory: pytest.TempPathFactory, wheels: dict[str, Path]) -> Venv:
     """A fresh environment holding nucleo-core (with its dependencies) and the three plugins."""
-    environment = Venv.create(tmp_path_factory.mktemp("venv") / "env")
-    found = next(iter(wheels.values())).parent
-    environment.pip_install("--find-links", found, *wheels.values())
-    return environment
+    return Venv.with_wheels(tmp_path_factory.mktemp("venv") / "env", list(wheels.values()))
 
 
 @pytest.fixture(scope="session")
@@ -95,7 +94,7 @@ def broken_venv(
     """An environment seeing the first one's packages, with the five broken packs installed."""
     environment = Venv.layered_on(venv, tmp_path_factory.mktemp("broken-venv") / "env")
     broken = [_wheel(test_pack_wheels, pack) for pack in BROKEN_PACKS]
-    environment.pip_install("--no-deps", *broken)  # nucleo-broken-dependency's stays missing
+    environment.pip_install("--no-index", "--no-deps", *broken)  # its dependency stays missing
     return environment
 
 
@@ -435,7 +434,10 @@ thinker = NotesThinker(hub=hub)
 before = [provider.name for provider in thinker.tool_catalog()]
 refused_before = [refusal.name for refusal in thinker.request_tools(["count_words"]).refused]
 subprocess.run(
-    [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", os.environ["LATE_WHEEL"]],
+    [
+        os.environ["PIP_PYTHON"], "-m", "pip", "--python", sys.executable,
+        "install", "--quiet", "--no-index", "--no-deps", os.environ["LATE_WHEEL"],
+    ],
     check=True,
 )
 second = hub.load_plugins()
@@ -459,7 +461,10 @@ def test_a_pack_installed_while_the_hub_is_alive_widens_a_resolved_catalog(
     """After pip install and load_plugins() the new tool ends the same thinker's catalog."""
     late = Venv.layered_on(venv, tmp_path / "late-venv")
     wheel = _wheel(test_pack_wheels, LATE_PACK)
-    result = late.run(LATE_INSTALL, cwd=workdir, env={"LATE_WHEEL": str(wheel)})
+    # The environment has no pip of its own: the suite's pip installs into it, as pip --python.
+    result = late.run(
+        LATE_INSTALL, cwd=workdir, env={"LATE_WHEEL": str(wheel), "PIP_PYTHON": sys.executable}
+    )
     assert sorted(result["first"]) == sorted(FIRST_PARTY)
     assert result["second"] == [["nucleo-late-notes", "loaded"]]
     assert result["before"] == FILES_TOOLS

@@ -1,7 +1,7 @@
 """What nucleo-core's sdist and wheel hold, built by the build backend pyproject.toml names.
 
-hatchling is installed into a virtual environment of the test's own (it is the build backend,
-not a dependency of the project), and run on this checkout into a temporary folder.
+hatchling, the build backend, comes with the ``test`` extra (tests reach no package index), and
+runs on this checkout into a temporary folder.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tarfile
 import tomllib
-import venv
 import zipfile
 from pathlib import Path
 
@@ -38,11 +37,9 @@ def run(*command: str | Path, cwd: Path = REPO) -> None:
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder holding one sdist and one wheel of this checkout."""
     root = tmp_path_factory.mktemp("packaging")
-    venv.EnvBuilder(with_pip=True).create(root / "venv")
-    python = root / "venv" / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
     backend = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    run(python, "-m", "pip", "install", "-q", *backend["build-system"]["requires"])
-    run(python, "-m", "hatchling", "build", "-d", root / "dist")
+    assert backend["build-system"]["build-backend"] == "hatchling.build"
+    run(sys.executable, "-m", "hatchling", "build", "-d", root / "dist")
     return root / "dist"
 
 

@@ -52,10 +52,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory, sources: Path) -> Venv:
     trees = [REPOSITORY, REPOSITORY / "plugins" / "nucleo-tools-files"]
     trees += [sources / pack.distribution for pack, _ in FOLDERS]
     wheels = build_wheels(trees, tmp_path_factory.mktemp("skill-wheels"))
-    environment = Venv.create(tmp_path_factory.mktemp("skills-venv") / "env")
-    found = next(iter(wheels.values())).parent
-    environment.pip_install("--find-links", found, *wheels.values())
-    return environment
+    return Venv.with_wheels(tmp_path_factory.mktemp("skills-venv") / "env", list(wheels.values()))
 
 
 SCRIPT = """\

@@ -1,13 +1,15 @@
 """The tutorials run as written: their projects build, install and work in a fresh environment.
 
-A fresh virtual environment gets nucleo-core, built from this checkout, and nothing else of
-nucleo's, so no plugin installed for development changes what a tutorial prints. For each
-tutorial folder ``docs/examples/TUTORIAL/`` (see ``tests/docs_pages.py``), its projects and
-programs are copied into a work folder, as a reader lays them out; then, in page order:
+A fresh virtual environment gets nucleo-core, built from this checkout (its dependencies linked
+from the suite's own environment), and nothing else of nucleo's, so no plugin installed for
+development changes what a tutorial prints. For each tutorial folder ``docs/examples/TUTORIAL/``
+(see ``tests/docs_pages.py``), its projects and programs are copied into a work folder, as a
+reader lays them out; then, in page order:
 
 - each ```bash block marked ``<!-- tutorial: examples/TUTORIAL -->`` runs there, with the
-  environment's ``python`` first on ``PATH`` (it builds and installs the projects: pip fetches
-  the build backend, hatchling, as it does for a reader);
+  environment's ``python`` first on ``PATH`` (it builds and installs the projects; tests reach
+  no package index, so the build backend, hatchling, is the suite's own, reached without
+  build isolation, where a reader's pip would fetch it);
 - each marked ```console block's ``nucleo`` commands print exactly what is shown;
 - each program's ``<!-- output: ... -->`` block is exactly what it prints.
 
@@ -22,13 +24,13 @@ import shutil
 import subprocess
 import sys
 import tomllib
-import venv
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _installed_venv import Venv, build_wheels
 from docs_pages import ALL_BLOCKS, REPO, TUTORIALS, Block, project_files, projects_of, tutorial_of
 
 _EXIT_CODE = "# exit code "
@@ -78,7 +80,10 @@ class Environment:
             if not key.startswith(("NUCLEO_", "PYTHON", "VIRTUAL_ENV", "FORCE_COLOR", "TTY_"))
         }
         path = f"{self.bin}{os.pathsep}{inherited.get('PATH', '')}"
-        return {**inherited, "PATH": path, "VIRTUAL_ENV": str(self.root), **extra}
+        # Tests reach no package index: pip builds with the backend the environment already
+        # reaches (PIP_NO_BUILD_ISOLATION=0 turns isolation off) and installs what is local.
+        offline = {"PIP_NO_INDEX": "1", "PIP_NO_BUILD_ISOLATION": "0"}
+        return {**inherited, "PATH": path, "VIRTUAL_ENV": str(self.root), **offline, **extra}
 
     def run(self, command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -95,11 +100,10 @@ class Environment:
 @pytest.fixture(scope="module")
 def environment(tmp_path_factory: pytest.TempPathFactory) -> Environment:
     """A fresh virtual environment with nucleo-core built from this checkout installed."""
-    created = Environment(tmp_path_factory.mktemp("tutorials") / "venv")
-    venv.EnvBuilder(with_pip=True).create(created.root)
-    installed = created.run([str(created.python), "-m", "pip", "install", "-q", str(REPO)], REPO)
-    assert installed.returncode == 0, installed.stderr
-    return created
+    wheels = build_wheels([REPO], tmp_path_factory.mktemp("tutorials-wheel"))
+    root = tmp_path_factory.mktemp("tutorials") / "venv"
+    Venv.with_wheels(root, list(wheels.values()), also=["hatchling"], with_pip=True)
+    return Environment(root)
 
 
 def distributions(tutorial: Path) -> list[str]:
