@@ -215,6 +215,15 @@ def mcp_tools(ctx: click.Context, server: str, as_json: bool) -> None:
         click.echo(note)
 
 
+def _register_serve() -> None:
+    from nucleo_core.cli.mcp_serve import serve
+
+    mcp.add_command(serve)
+
+
+_register_serve()
+
+
 def mcp_origin(server: str) -> str:
     """Where an MCP server's tools come from, as ``nucleo tools`` titles them."""
     return f"mcp server {server}"

@@ -76,6 +76,10 @@ def to_result(result: types.CallToolResult, *, structured: bool) -> MCPToolResul
         is_error=bool(result.is_error),
         artifacts=tuple(artifacts),
         outcome="tool_error" if result.is_error else "ok",
+        blocks=tuple(
+            block.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for block in result.content
+        ),
     )
 
 

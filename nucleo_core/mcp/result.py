@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 __all__ = ["MCPArtifact", "MCPOutcome", "MCPToolResult"]
@@ -72,6 +72,9 @@ class MCPToolResult:
         is_error: Whether the call failed.
         artifacts: Images, audio and resources of the result, in order.
         outcome: How the call ended (see `MCPOutcome`).
+        blocks: The result's content blocks as the server sent them, each as its JSON object,
+            in order (none for a failure the pool composed): what the MCP gateway passes on
+            to its own clients unchanged (`nucleo_core.gateway`).
     """
 
     text: str
@@ -79,6 +82,8 @@ class MCPToolResult:
     is_error: bool = False
     artifacts: tuple[MCPArtifact, ...] = ()
     outcome: MCPOutcome = "ok"
+    # Not compared: two results that read the same to a model are the same result.
+    blocks: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def failure(cls, outcome: MCPOutcome, text: str) -> MCPToolResult:
