@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -10,18 +9,13 @@ if TYPE_CHECKING:
 
 __all__ = ["requester_of"]
 
-# Each thinker's last `Requester`, with what it was made from: a thinker asks for one every
-# turn, and building it (its validation, its JSON) costs more than checking it still holds.
-_KEPT: weakref.WeakKeyDictionary[Any, tuple[object, tuple[int, ...], Requester]] = (
-    weakref.WeakKeyDictionary()
-)
-
 
 def requester_of(thinker: Any) -> Requester:
     """The `Requester` of ``thinker``'s records now (``None`` asks from outside any thinker).
 
     Its class by qualified name, its instance id, the conversation it runs in (when one is
-    open) and, for a sub-thinker, the thinkers that launched it, root first.
+    open) and, for a sub-thinker, the thinkers that launched it, root first; for a thinker
+    acting for an MCP gateway's client, that client comes first (`_outside`).
     """
     from nucleo_core.guard.audit.events import Requester
 
@@ -29,29 +23,29 @@ def requester_of(thinker: Any) -> Requester:
         return Requester(thinker_class="(no thinker)")
     conversation = getattr(thinker, "conversation", None)
     conversation_id = getattr(conversation, "id", None)
-    chain: list[Any] = []
+    parents: list[str] = []
     above = getattr(thinker, "_delegator", None)
     while above is not None:
-        chain.append(above)
+        parents.append(f"{_qualified(type(above))}#{id(above):x}")
         above = getattr(above, "_delegator", None)
-    identity = tuple(id(parent) for parent in chain)
-    try:
-        kept = _KEPT.get(thinker)
-    except TypeError:  # a thinker that cannot be weakly referenced or hashed: not kept
-        kept = None
-    if kept is not None and kept[0] == conversation_id and kept[1] == identity:
-        return kept[2]
-    requester = Requester(
+    return Requester(
         thinker_class=_qualified(type(thinker)),
         thinker_id=f"{id(thinker):x}",
         conversation_id=conversation_id if isinstance(conversation_id, str) else None,
-        parents=tuple(f"{_qualified(type(p))}#{id(p):x}" for p in reversed(chain)),
+        parents=(*_outside(thinker), *reversed(parents)),
     )
-    try:
-        _KEPT[thinker] = (conversation_id, identity, requester)
-    except TypeError:
-        pass
-    return requester
+
+
+def _outside(thinker: Any) -> tuple[str, ...]:
+    """Who asked from outside the process, root first (``_requested_for``), or nothing.
+
+    The MCP gateway sets it on the thinker acting for a client: the holder of the client's
+    token and the client's name and version, as the gateway took them from the connection.
+    """
+    outside = getattr(thinker, "_requested_for", ())
+    if type(outside) is not tuple or any(type(each) is not str for each in outside):
+        return ()
+    return outside
 
 
 def _qualified(cls: type[Any]) -> str:
