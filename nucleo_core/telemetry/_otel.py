@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
     from opentelemetry.util.types import AttributeValue
 
+    from nucleo_core.guard.approval_store import ApprovalRecord
     from nucleo_core.guard.approvals import Approval
     from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.admission import AdmissionEvent
@@ -246,6 +247,23 @@ class _CallTrace:
                 attributes["nucleo.approval.reason"] = approval.reason
         self._span.add_event("nucleo.approval.decided", attributes)
 
+    def approval_resolved(self, record: ApprovalRecord) -> None:
+        # A call refused on its stored approval never reaches the door: name it from the record.
+        self._span.update_name(f"execute_tool {record.tool}")
+        self._span.set_attribute("gen_ai.tool.name", record.tool)
+        status = record.status_at()
+        attributes: dict[str, AttributeValue] = {
+            "nucleo.approval.id": record.id,
+            # Consumed: approved, and claimed by a run (this one or one before it).
+            "nucleo.approval.outcome": "approved" if status == "consumed" else status,
+            "nucleo.approval.durable": True,
+        }
+        if record.decided_by:
+            attributes["nucleo.approval.decided_by"] = record.decided_by
+        if record.reason:
+            attributes["nucleo.approval.reason"] = record.reason
+        self._span.add_event("nucleo.approval.decided", attributes)
+
     def finished(
         self,
         outcome: CallOutcome,
@@ -268,23 +286,28 @@ class _CallTrace:
                     "nucleo.tool.read_only": provider.read_only,
                 }
             )
-        denied = isinstance(error, PermissionDenied)
+        denied = error if isinstance(error, PermissionDenied) else None
+        # Refused by its approval: by a person, or for want of one (only a confirm asks one).
+        by_approval = denied is not None and (
+            permission is not None or denied.decided_by == "approval"
+        )
         if permission is not None:
             span.set_attribute("nucleo.permission.decision", permission.decision.value)
             span.set_attribute("nucleo.permission.rule", permission.decided_by)
-        elif denied:
-            assert isinstance(error, PermissionDenied)
+        elif by_approval:
+            span.set_attribute("nucleo.permission.decision", "confirm")
+        elif denied is not None:
             span.set_attribute("nucleo.permission.decision", "deny")
-            span.set_attribute("nucleo.permission.rule", error.decided_by)
+            span.set_attribute("nucleo.permission.rule", denied.decided_by)
         span.set_attribute("nucleo.call.outcome", status.value)
         if status in (CallStatus.REFUSED, CallStatus.INVALID):
             stage = (
                 "input"
                 if isinstance(error, InvalidToolInput)
                 else "approval"
-                if denied and permission is not None
+                if by_approval
                 else "permission"
-                if denied
+                if denied is not None
                 else "door"
             )
             # The refusal's text is the model's: it names the tool and never an argument.

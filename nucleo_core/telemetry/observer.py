@@ -8,8 +8,9 @@ narrowest places a run has:
   `Thinker._run_in`: the run's trace is the current one until it ends, so whatever starts
   inside it — its model calls, its tool calls, a sub-thinker's run — is its child;
 - one request to the model is sent and answered (`RunObserver.chat_started`), in `LLMCall`;
-- one tool call is submitted, its approval is asked and decided, and it ends
-  (`RunObserver.tool_call` and `CallTrace`), in `ToolExecution`: the tool runs in the context
+- one tool call is submitted, its approval is asked and decided (or, resumed, read from the
+  store), and it ends (`RunObserver.tool_call` and `CallTrace`), in `ToolExecution`: the tool
+  runs in the context
   of its call's trace (`CallTrace.context`), so a ``sub_thinker`` call's sub-run is the call's
   child;
 - the hub grants, refuses or revokes a tool or a skill (`RunObserver.admission`), in
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     import contextvars
 
+    from nucleo_core.guard.approval_store import ApprovalRecord
     from nucleo_core.guard.approvals import Approval
     from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.admission import AdmissionEvent
@@ -77,6 +79,9 @@ class CallTrace(Protocol):
 
     def approval_decided(self, approval_id: str, approval: Approval | None) -> None:
         """The approver answered (``None``: there was none, the call waits durably)."""
+
+    def approval_resolved(self, record: ApprovalRecord) -> None:
+        """A resumed call's durable approval, as decided elsewhere (approved, rejected...)."""
 
     def finished(
         self,

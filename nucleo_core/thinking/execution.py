@@ -330,6 +330,10 @@ class ToolExecution:
         outcome = _error(call, CallStatus.REFUSED, refusal, denied)
         if self._audit is not None:
             self._audit.settled(outcome, record)
+        if self._observer is not None:  # refused before the door: its trace starts and ends here
+            trace = self._observer.tool_call(call, self._parent)
+            trace.approval_resolved(record)
+            trace.finished(outcome, None, None)
         self._outcomes[index] = outcome
         self._emit("finished", call, outcome)
         return True
@@ -382,6 +386,8 @@ class ToolExecution:
         name = ready.provider.name
         record = self._durable.decided.get(call.id) if self._durable is not None else None
         if record is not None:  # a resumed call whose approval was given
+            if (trace := self._traces.get(index)) is not None:
+                trace.approval_resolved(record)
             refused = self._approved(call, ready, record)
             if refused is not None:
                 return refused

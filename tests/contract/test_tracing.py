@@ -386,6 +386,54 @@ def test_a_paused_run_ends_its_trace_as_paused_with_the_call_pending(
     assert decided["nucleo.approval.outcome"] == "pending"
 
 
+def test_a_resumed_run_traces_the_approvals_decided_elsewhere(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """Resumed, the approved call shows who approved it and runs; the rejected one is refused."""
+    hub = traced_hub(exporter)
+    model = ScriptedModel(
+        [
+            calls(
+                call("archive", {"key": "a"}, id="arch-a"),
+                call("archive", {"key": "b"}, id="arch-b"),
+            ),
+            answer("archived a"),
+        ]
+    )
+    keeper = make(Keeper, model, hub=hub)
+    with pytest.raises(RunPaused) as paused:
+        asyncio.run(keeper.run("Archive a and b.", durable=True))
+    first, second = paused.value.approvals
+    store = keeper.approval_store()
+    store.approve(first.id, by="ana")
+    store.reject(second.id, "b stays", by="bo")
+    exporter.clear()
+
+    assert asyncio.run(keeper.resume(paused.value.conversation_id)) == "archived a"
+
+    spans = spans_of(exporter)
+    run = one(spans, "invoke_agent Keeper")
+    assert run.attributes["nucleo.run.resumed"] is True
+    assert run.attributes["nucleo.run.outcome"] == "answered"
+    ran = one(spans, "execute_tool archive", **{"gen_ai.tool.call.id": "arch-a"})
+    assert ran.attributes["nucleo.call.outcome"] == "ok"
+    ((name, approved),) = events(ran)
+    assert name == "nucleo.approval.decided"
+    assert approved["nucleo.approval.id"] == first.id
+    assert approved["nucleo.approval.outcome"] == "approved"
+    assert approved["nucleo.approval.decided_by"] == "ana"
+    refused = one(spans, "execute_tool archive", **{"gen_ai.tool.call.id": "arch-b"})
+    assert refused.attributes["nucleo.call.outcome"] == "refused"
+    assert refused.attributes["nucleo.permission.decision"] == "confirm"
+    assert refused.status.status_code is StatusCode.ERROR
+    (_, rejected), (_, refusal) = events(refused)
+    assert rejected["nucleo.approval.outcome"] == "rejected"
+    assert rejected["nucleo.approval.decided_by"] == "bo"
+    assert refusal["nucleo.refusal.stage"] == "approval"
+    assert "b stays" in refusal["nucleo.refusal.reason"]
+    assert {span.parent.span_id for span in (ran, refused) if span.parent} == {run.context.span_id}
+
+
 def test_a_failing_model_call_marks_its_span_and_its_run_with_the_error_type(
     exporter: InMemorySpanExporter,
 ) -> None:
