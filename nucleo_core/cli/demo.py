@@ -42,6 +42,8 @@ _INDENT = {
     "answer": 4,
     "correction": 4,
     "stopped": 4,
+    "approval": 4,
+    "pending": 4,
 }
 
 
@@ -69,9 +71,11 @@ def demo(pin: str | None, as_json: bool, **settings: float | int | None) -> None
     A PicnicPlanner asks for three tools with request_tools: two are admitted, one is refused
     by an admission rule, with its reason. It pulls in a skill with request_skill and calls two
     tools in one turn, which run in parallel. A PlanReviewer, bound read-only, is given a
-    mutating tool while its model thinks; its call is refused at the call. Then the
-    transcripts. With no model configured for the standard grade, and no --model, a script
-    plays the model.
+    mutating tool while its model thinks; its call is refused at the call. A PicnicHost sends
+    invitations with a high-risk tool: a scripted approver approves one call, which runs, and
+    leaves the other pending, so the run pauses (the approval is listed, with how to decide it
+    with `nucleo approvals`). Then the transcripts. With no model configured for the standard
+    grade, and no --model, a script plays the model.
     """
     from nucleo_core.demo import PicnicPlanner, run_demo
 
@@ -124,6 +128,8 @@ def _banner(seat: ModelEntry | None, grade: str) -> str:
     return f"nucleo demo, on {seat.id}."
 
 
+_NUMBERS = {6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+
 # The events told before a model has answered anything: held back on a real model, so that a
 # server that cannot be reached ends the demo with its one Error line, not half a story.
 _BEFORE_AN_ANSWER = frozenset({"thinker", "objective", "turn"})
@@ -155,9 +161,9 @@ class _Story:
 
 
 def _print_event(event: DemoEvent) -> None:
-    from nucleo_core.demo import STEPS
+    from nucleo_core.demo import STEPS, TRANSCRIPT_STEP
 
-    if event.step == 6:
+    if event.step == TRANSCRIPT_STEP:
         return  # told with the transcripts, at the end
     indent = _INDENT[event.kind]
     if event.kind == "thinker":
@@ -169,10 +175,10 @@ def _print_event(event: DemoEvent) -> None:
 
 
 def _print_transcripts(result: DemoRun) -> None:
-    from nucleo_core.demo import STEPS
+    from nucleo_core.demo import STEPS, TRANSCRIPT_STEP
 
     click.echo()
-    _say(f"Step 6 - {STEPS[6]}", 0)
+    _say(f"Step {TRANSCRIPT_STEP} - {STEPS[TRANSCRIPT_STEP]}", 0)
     for name, transcript in result.transcripts.items():
         _say(name, 2)
         for line in transcript.splitlines():
@@ -180,6 +186,8 @@ def _print_transcripts(result: DemoRun) -> None:
 
 
 def _print_summary(result: DemoRun) -> None:
+    from nucleo_core.demo import STEPS
+
     click.echo()
     if result.stopped:
         _say(
@@ -187,9 +195,9 @@ def _print_summary(result: DemoRun) -> None:
             "the transcripts above).",
             0,
         )
-    missing = [str(step) for step in range(1, 7) if step not in result.steps]
+    missing = [str(step) for step in STEPS if step not in result.steps]
     if not missing:
-        _say("All six steps were shown.", 0)
+        _say(f"All {_NUMBERS.get(len(STEPS), str(len(STEPS)))} steps were shown.", 0)
     else:
         _say(
             f"Steps shown: {', '.join(map(str, result.steps))}. Not shown: {', '.join(missing)} "

@@ -31,17 +31,21 @@ if TYPE_CHECKING:
     from nucleo_core.hub import ToolHub
     from nucleo_core.thinking.thinker import Thinker
 
-__all__ = ["STEPS", "DemoEvent", "EventKind", "NarratingClient", "Narrator"]
+__all__ = ["STEPS", "TRANSCRIPT_STEP", "DemoEvent", "EventKind", "NarratingClient", "Narrator"]
 
-#: The six things the demo sets out to show, by number.
+#: The things the demo sets out to show, by number.
 STEPS: Mapping[int, str] = {
     1: "a tool requested and admitted",
     2: "a tool refused by an admission rule",
     3: "a skill pulled in",
     4: "two tool calls in one turn, run in parallel",
     5: "a read-only refusal at the call",
-    6: "the transcript",
+    6: "a confirm-level call approved by a scripted approver",
+    7: "a confirm-level call left pending: the run pauses",
+    8: "the transcript",
 }
+#: The last step, told at the end: each thinker's transcript.
+TRANSCRIPT_STEP = max(STEPS)
 
 #: What a line of the story is about.
 EventKind: TypeAlias = Literal[
@@ -56,6 +60,8 @@ EventKind: TypeAlias = Literal[
     "answer",
     "correction",
     "stopped",
+    "approval",
+    "pending",
 ]
 
 
@@ -67,7 +73,7 @@ class DemoEvent:
         thinker: The thinker it is about (its class name), or ``""`` for the whole run.
         kind: What it is about.
         text: What happened, in a sentence.
-        step: Which of the six `STEPS` it shows, if any.
+        step: Which of the `STEPS` it shows, if any.
     """
 
     thinker: str

@@ -1,24 +1,36 @@
-"""`run_demo`: the planner, then the read-only reviewer, told as they run."""
+"""`run_demo`: the planner, the read-only reviewer, then the host, told as they run."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-from nucleo_core.demo._narration import DemoEvent, NarratingClient, Narrator
-from nucleo_core.demo._script import DEMO_OBJECTIVE, MODEL_NAME, play_the_model, review_objective
+from nucleo_core.conversations import ConversationService
+from nucleo_core.demo._narration import TRANSCRIPT_STEP, DemoEvent, NarratingClient, Narrator
+from nucleo_core.demo._script import (
+    DEMO_OBJECTIVE,
+    MODEL_NAME,
+    invitation_objective,
+    play_the_model,
+    review_objective,
+)
+from nucleo_core.demo.approver import scripted_approver
 from nucleo_core.demo.guardrail import register_guardrail
 from nucleo_core.demo.thinkers import (
+    HOST_SYSTEM,
     PLANNER_SYSTEM,
     REVIEWER_SYSTEM,
     SKILL_BUNDLE,
+    PicnicHost,
     PicnicPlanner,
     PlanReviewer,
 )
 from nucleo_core.demo.tools import ACTIVITY, send_invitations
-from nucleo_core.errors import MisuseError, ResponseError, ThinkerIterationLimit
+from nucleo_core.errors import MisuseError, ResponseError, RunPaused, ThinkerIterationLimit
+from nucleo_core.guard.approval_store import MemoryApprovalStore
 from nucleo_core.hub import ToolHub
 from nucleo_core.models import ModelCatalog, ModelEntry
 from nucleo_core.skills import skills_in
@@ -35,6 +47,9 @@ __all__ = ["DemoRun", "demo_hub", "run_demo", "scripted_catalog"]
 #: the story is about asking, admission and the read-only binding, not delegation.
 DEPTH = Depth.QUICK
 
+#: The host's conversation: durable, so that a call nobody approves can wait (kept in memory).
+HOST_CONVERSATION = "picnic-invitations"
+
 #: The entry the scripted model is seated on: no provider is asked, no key is read.
 SCRIPTED_ENTRY = ModelEntry(id="scripted", provider="scripted", model=MODEL_NAME)
 
@@ -46,9 +61,9 @@ class DemoRun:
     Attributes:
         model: The entry id the thinkers were seated on (``scripted`` for the script).
         events: The story, in the order it was told.
-        answers: Each thinker's final answer, by class name.
+        answers: Each thinker's final answer, by class name (a paused run has none).
         transcripts: Each thinker's transcript, by class name.
-        steps: Which of the six steps were shown.
+        steps: Which of the steps were shown.
         stopped: Each thinker that ended without an answer (its turn limit, or answers that
             stayed unusable), by class name: why, in a sentence.
     """
@@ -145,17 +160,39 @@ async def run_demo(
         _introduce(narrator, reviewer, objective)
         reviewer_client.while_thinking.append(lambda: _widen(narrator, reviewer))
         review = await _answer_of(reviewer, objective, narrator, stopped)
+
+        host_client = NarratingClient(inner, narrator, hub=hub, activity=activity)
+        host = PicnicHost(
+            PicnicHost.declaration,
+            hub=hub,
+            catalog=seats,
+            pin=pin,
+            depth=DEPTH,
+            system=HOST_SYSTEM,
+            client=host_client,
+            conversations=ConversationService(":memory:"),  # durable, and nothing on disk
+        )
+        host.approver = scripted_approver(narrator, type(host).__name__)
+        host.approvals = MemoryApprovalStore()
+        host_client.thinker = host
+        objective = invitation_objective(plan or _NO_PLAN)
+        _introduce(narrator, host, objective)
+        invited = await _host_answer(host, objective, narrator, stopped)
     finally:
         ACTIVITY.reset(token)
         await inner.aclose()
     transcripts = {
-        type(thinker).__name__: thinker.transcript() or "" for thinker in (planner, reviewer)
+        type(thinker).__name__: thinker.transcript() or "" for thinker in (planner, reviewer, host)
     }
-    narrator.say("", "step", "each thinker's conversation, as its transcript", step=6)
+    host.conversations.shutdown()
+    narrator.say("", "step", "each thinker's conversation, as its transcript", step=TRANSCRIPT_STEP)
+    answers = {type(planner).__name__: plan, type(reviewer).__name__: review}
+    if invited is not None:
+        answers[type(host).__name__] = invited
     return DemoRun(
         model=entry.id,
         events=tuple(narrator.events),
-        answers={type(planner).__name__: plan, type(reviewer).__name__: review},
+        answers=answers,
         transcripts=transcripts,
         steps=tuple(narrator.steps),
         stopped=stopped,
@@ -167,21 +204,86 @@ _NO_PLAN = "(no plan: the planner stopped before it answered)"
 
 
 async def _answer_of(
-    thinker: Thinker[str, str], objective: str, narrator: Narrator, stopped: dict[str, str]
+    thinker: Thinker[str, str],
+    objective: str,
+    narrator: Narrator,
+    stopped: dict[str, str],
+    *,
+    conversation_id: str | None = None,
 ) -> str:
     """The thinker's answer; ``""`` when what its model did ended the run without one.
 
     A real model may call tools turn after turn, or keep answering what cannot be read: that
-    is the model's way, told as such, and the demo goes on to the next thinker.
+    is the model's way, told as such, and the demo goes on to the next thinker. Given a
+    ``conversation_id``, the run is durable, and may pause (`RunPaused` is raised).
     """
     name = type(thinker).__name__
     try:
-        return await thinker.run(objective)
+        return await thinker.run(
+            objective, conversation_id=conversation_id, durable=conversation_id is not None
+        )
     except (ThinkerIterationLimit, ResponseError) as exc:
         why = f"{exc}; its transcript shows every turn it took"
         stopped[name] = why
         narrator.say(name, "stopped", f"stopped without an answer: {why}")
         return ""
+
+
+async def _host_answer(
+    host: PicnicHost, objective: str, narrator: Narrator, stopped: dict[str, str]
+) -> str | None:
+    """The host's answer; ``None`` when its run paused (told, with what waits and how to decide)."""
+    try:
+        return await _answer_of(
+            host, objective, narrator, stopped, conversation_id=HOST_CONVERSATION
+        )
+    except RunPaused as paused:
+        _tell_pause(narrator, host, paused)
+        return None
+
+
+def _tell_pause(narrator: Narrator, host: PicnicHost, paused: RunPaused) -> None:
+    """Step 7: what ran before the pause, then each approval the run waits for."""
+    from nucleo_core.thinking._execution_pause import load_paused
+
+    name = type(host).__name__
+    context = host.conversations.open(paused.conversation_id, durable=True)
+    try:
+        kept = load_paused(context)
+    finally:
+        host.conversations.close(context)
+    if kept is not None:
+        calls = {call.id: call.name for call in kept.calls}
+        for result in kept.answered.values():
+            said = "failed" if result.is_error else "returns"
+            tool = calls.get(result.tool_use_id)
+            narrator.say(name, "result", f"{tool} {said}: {result.content}")
+    count = len(paused.approvals)
+    narrator.say(
+        name,
+        "step",
+        f"the run pauses: {count} call(s) wait for an approval nobody gave here; the durable "
+        f"conversation {paused.conversation_id} keeps the paused turn (the tool uses, and the "
+        "result of the call that ran), and the run raises RunPaused with the pending approvals",
+        step=7,
+    )
+    for approval in paused.approvals:
+        risk = approval.risk if approval.risk_declared else f"{approval.risk} (undeclared)"
+        arguments = json.dumps(dict(approval.arguments), ensure_ascii=False, sort_keys=True)
+        narrator.say(
+            name,
+            "pending",
+            f"approval {approval.id}: {approval.tool} ({approval.source}), risk {risk}, "
+            f"arguments {arguments}",
+        )
+    narrator.say(
+        name,
+        "pending",
+        "where conversations are kept on disk, any process decides it: `nucleo approvals` "
+        "lists it, `nucleo approvals approve ID` (or `reject ID --reason TEXT`) decides it, "
+        f"and `nucleo resume {paused.conversation_id}` continues the run. The demo keeps its "
+        "conversations in memory, so this one is left pending.",
+    )
 
 
 def _introduce(narrator: Narrator, thinker: Thinker[Any, Any], objective: str) -> None:
@@ -191,6 +293,8 @@ def _introduce(narrator: Narrator, thinker: Thinker[Any, Any], objective: str) -
     about = [f"its own tools: {', '.join(own)}" if own else "it starts with no tools"]
     if thinker.read_only:
         about.append("its palette is bound read-only")
+    if thinker.approver is not None:
+        about.append("a scripted approver decides its confirm-level calls")
     catalog = [provider.name for provider in thinker.tool_catalog()]
     if catalog:
         about.append(f"it may ask for {', '.join(catalog)}")

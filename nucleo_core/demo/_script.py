@@ -18,7 +18,14 @@ from nucleo_core.models import ModelRequest, ModelResponse, ToolResultBlock, Too
 from nucleo_core.testing import text_response, tool_use_response
 from nucleo_core.tools import ToolSpec
 
-__all__ = ["CITY", "DEMO_OBJECTIVE", "MODEL_NAME", "play_the_model", "review_objective"]
+__all__ = [
+    "CITY",
+    "DEMO_OBJECTIVE",
+    "MODEL_NAME",
+    "invitation_objective",
+    "play_the_model",
+    "review_objective",
+]
 
 #: What the model is called in requests and responses.
 MODEL_NAME = "scripted"
@@ -26,6 +33,7 @@ CITY = "Lisbon"
 #: The planner's objective.
 DEMO_OBJECTIVE = f"Plan a picnic in {CITY} tomorrow for the team, and send the invitations."
 _REVIEW_PREFIX = "Review this picnic plan, then send the invitations: "
+_INVITE_PREFIX = "Send the invitations of this picnic plan: "
 _LOOKUPS = ("forecast", "sunset")
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b")
 
@@ -35,10 +43,18 @@ def review_objective(plan: str) -> str:
     return _REVIEW_PREFIX + plan
 
 
+def invitation_objective(plan: str) -> str:
+    """The host's objective: send the invitations of the plan (its first sentence says what)."""
+    return _INVITE_PREFIX + plan.split(". ")[0].removesuffix(".") + "."
+
+
 def play_the_model(request: ModelRequest) -> ModelResponse:
-    """The model's next answer to ``request``: the planner's story, or the reviewer's."""
-    if request.messages and request.messages[0].text.startswith(_REVIEW_PREFIX):
+    """The model's next answer to ``request``: the planner's story, the reviewer's, the host's."""
+    first = request.messages[0].text if request.messages else ""
+    if first.startswith(_REVIEW_PREFIX):
         return _review(request)
+    if first.startswith(_INVITE_PREFIX):
+        return _invite(request)
     return _plan(request)
 
 
@@ -106,6 +122,21 @@ def _review(request: ModelRequest) -> ModelResponse:
         f"sent; the call was refused: {outcome}",
         model=MODEL_NAME,
     )
+
+
+def _invite(request: ModelRequest) -> ModelResponse:
+    if not _tool_uses(request):
+        message = "You are invited: " + request.messages[0].text.removeprefix(_INVITE_PREFIX)
+        return _calls(
+            request,
+            [
+                ("send_invitations", {"to": "the team", "message": message}),
+                ("send_invitations", {"to": "the families", "message": message}),
+            ],
+            "Two sendings: the team, and the families.",
+        )
+    results = _results_by_tool(request).get("send_invitations", "")
+    return text_response(f"The invitations: {results}", model=MODEL_NAME)
 
 
 def _calls(

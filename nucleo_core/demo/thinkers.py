@@ -1,4 +1,4 @@
-"""The demo's two thinkers: a planner that asks for what it needs, and a read-only reviewer."""
+"""The demo's thinkers: a planner that asks for what it needs, a read-only reviewer, a host."""
 
 from __future__ import annotations
 
@@ -13,7 +13,15 @@ from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 if TYPE_CHECKING:
     from nucleo_core.tools import ToolLike
 
-__all__ = ["PLANNER_SYSTEM", "REVIEWER_SYSTEM", "SKILL_BUNDLE", "PicnicPlanner", "PlanReviewer"]
+__all__ = [
+    "HOST_SYSTEM",
+    "PLANNER_SYSTEM",
+    "REVIEWER_SYSTEM",
+    "SKILL_BUNDLE",
+    "PicnicHost",
+    "PicnicPlanner",
+    "PlanReviewer",
+]
 
 #: The bundle id the demo's skills are registered under (the package folder holding them).
 SKILL_BUNDLE = "nucleo_core.demo.skills"
@@ -28,6 +36,12 @@ PLANNER_SYSTEM = (
 REVIEWER_SYSTEM = (
     "You review picnic plans and then send the invitations with send_invitations. When a "
     "call is refused, do not try it again: say in your answer why it was refused."
+)
+
+HOST_SYSTEM = (
+    "You send a picnic's invitations with send_invitations, in one turn: one call to "
+    '"the team", and one to "the families". Each sending needs an approval; when a call is '
+    "not approved, say so in your answer."
 )
 
 # A plan names its time window: "17:30-19:30", with a hyphen or a dash.
@@ -71,3 +85,20 @@ class PlanReviewer(SingleObjectiveThinker[str, str]):
     def declare_default_tools(cls) -> Iterable[ToolLike]:
         """A look-up of its own: read-only, so the read-only palette keeps it."""
         return [forecast]
+
+
+class PicnicHost(SingleObjectiveThinker[str, str]):
+    """Sends a plan's invitations: ``send_invitations`` is its own, and each call is approved.
+
+    The tool is declared high risk, so the guard's default policy makes each call
+    ``confirm``: it runs only once an approver approved it, or, in a durable run, waits for a
+    durable approval while the run pauses.
+    """
+
+    #: The seat ``nucleo run`` and the demo build it with.
+    declaration = ThinkerDeclaration("standard", AnswerSize.SHORT)
+
+    @classmethod
+    def declare_default_tools(cls) -> Iterable[ToolLike]:
+        """The one high-risk tool, in every palette."""
+        return [send_invitations]

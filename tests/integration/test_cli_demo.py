@@ -116,7 +116,7 @@ def test_the_readme_s_first_quickstart_command_ends_in_nucleo_demo() -> None:
 def test_the_installed_demo_runs_every_step_from_an_empty_folder(
     installed: Path, tmp_path: Path
 ) -> None:
-    """`nucleo demo` of a fresh install, in a folder with no configuration, shows all six steps."""
+    """`nucleo demo` of a fresh install, in a folder with no configuration, shows every step."""
     done = subprocess.run(
         [installed / "nucleo", "demo"],
         cwd=tmp_path,
@@ -129,7 +129,7 @@ def test_the_installed_demo_runs_every_step_from_an_empty_folder(
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert step_labels(done.stdout) == ALL_STEPS
-    assert done.stdout.endswith("All six steps were shown.\n")
+    assert done.stdout.endswith("All eight steps were shown.\n")
 
 
 # -- python -m nucleo_core.cli -------------------------------------------------------------------
@@ -144,6 +144,31 @@ def test_python_m_nucleo_core_cli_demo_runs_with_no_configuration(tmp_path: Path
     assert step_labels(done.stdout) == ALL_STEPS
 
 
+def test_the_demo_approves_one_confirm_level_call_and_leaves_one_pending(tmp_path: Path) -> None:
+    """The scripted approver's call runs; the other pauses the run, listed with how to decide."""
+    done = nucleo("demo", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    told = " ".join(done.stdout.split())  # unwrapped
+    approved = told[told.index(f"Step 6 - {STEPS[6]}") : told.index(f"Step 7 - {STEPS[7]}")]
+    assert 'send_invitations(to="the team") is risk high' in approved
+    assert "the scripted approver approves invitations to the team, and the call runs" in approved
+    assert "send_invitations returns: Invitations sent to the team." in approved
+    assert 'send_invitations(to="the families") needs an approval too' in approved
+    pending = told[told.index(f"Step 7 - {STEPS[7]}") : told.index(f"Step 8 - {STEPS[8]}")]
+    assert "the run pauses: 1 call(s) wait for an approval" in pending
+    found = re.search(
+        r"approval ([0-9a-f]{32}): send_invitations \(native:send_invitations\), risk high, "
+        r'arguments \{"message": "You are invited: [^"]+", "to": "the families"\}',
+        pending,
+    )
+    assert found is not None, pending
+    assert "`nucleo approvals` lists it, `nucleo approvals approve ID`" in pending
+    assert "`nucleo resume picnic-invitations` continues the run" in pending
+    assert "Invitations sent to the families" not in told  # it never ran
+    assert not any(tmp_path.iterdir())  # the demo keeps nothing on disk
+
+
 def test_demo_on_a_server_that_is_not_running_exits_2_naming_it(tmp_path: Path) -> None:
     """A --model whose server is down gives one Error line naming it, exit code 2."""
     with wire_server() as server:
@@ -156,7 +181,7 @@ def test_demo_on_a_server_that_is_not_running_exits_2_naming_it(tmp_path: Path) 
 
 
 def test_demo_on_a_real_model_server_shows_the_steps_its_model_takes(tmp_path: Path) -> None:
-    """Through the real SDK, a model that asks for tools then answers shows steps 1, 2 and 6."""
+    """Through the real SDK, a model that asks for tools then answers shows steps 1, 2 and 8."""
     wanted = {"tools": ["forecast", "sunset", "send_invitations"]}
     with wire_server() as server:
         server.replies.extend(
@@ -164,6 +189,7 @@ def test_demo_on_a_real_model_server_shows_the_steps_its_model_takes(tmp_path: P
                 tool_call_reply("request_tools", wanted),
                 text_reply("Picnic in Lisbon tomorrow, 17:30-19:30; no invitations sent."),
                 text_reply("The plan holds up."),
+                text_reply("I will not send any invitation."),
             ]
         )
         entry = f"openai-compatible:{server.url}/v1#llama3.2"
@@ -171,8 +197,8 @@ def test_demo_on_a_real_model_server_shows_the_steps_its_model_takes(tmp_path: P
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"nucleo demo, on {entry}.")
-    assert step_labels(done.stdout) == [ALL_STEPS[0], ALL_STEPS[1], ALL_STEPS[5]]
-    assert done.stdout.endswith("Not shown: 3, 4, 5 (the model took another way).\n")
+    assert step_labels(done.stdout) == [ALL_STEPS[0], ALL_STEPS[1], ALL_STEPS[7]]
+    assert done.stdout.endswith("Not shown: 3, 4, 5, 6, 7 (the model took another way).\n")
     offered = {tool["function"]["name"] for tool in server.requests[0].json()["tools"]}
     assert {"request_tools", "request_skill"} <= offered
 
@@ -187,16 +213,18 @@ def test_demo_on_a_model_that_never_answers_tells_the_rest_and_what_was_not_show
     with wire_server() as server:
         server.replies.extend([again] * PicnicPlanner.max_iterations)
         server.replies.append(text_reply("There is no plan to review."))
+        server.replies.append(text_reply("There is no plan to send invitations for."))
         entry = f"openai-compatible:{server.url}/v1#llama3.2"
         done = nucleo("demo", "--model", entry, cwd=tmp_path)
 
     assert done.returncode == 0, done.stderr
     assert f"reached {PicnicPlanner.max_iterations} turns without a final answer" in done.stdout
     assert "PlanReviewer, a SingleObjectiveThinker" in done.stdout
-    assert ALL_STEPS[5] in step_labels(done.stdout)
+    assert "PicnicHost, a SingleObjectiveThinker" in done.stdout
+    assert ALL_STEPS[7] in step_labels(done.stdout)
     assert "Stopped without an answer: PicnicPlanner" in done.stdout
     assert "Not shown: " in done.stdout.splitlines()[-1]
-    assert len(server.requests) == PicnicPlanner.max_iterations + 1
+    assert len(server.requests) == PicnicPlanner.max_iterations + 2
 
 
 THINKERS = '''\

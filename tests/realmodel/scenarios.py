@@ -311,7 +311,7 @@ def test_a_durable_chat_of_three_turns_keeps_every_turn(entry: str, tmp_path: Pa
 
 
 def test_demo_runs_to_its_summary(entry: str, tmp_path: Path) -> None:
-    """``nucleo demo`` on the configured model tells both thinkers, the transcripts, the summary."""
+    """``nucleo demo`` on the configured model tells its thinkers, the transcripts, the summary."""
     # The entry as docs/models.md configures a small local model: a window under the server's
     # (whose function-calling prompt adds the tool definitions), so twelve turns are compacted
     # rather than overflowing it. On two shared cores an exchange late in a turn limit reads
@@ -325,9 +325,9 @@ def test_demo_runs_to_its_summary(entry: str, tmp_path: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     assert "PlanReviewer, a SingleObjectiveThinker" in done.stdout
-    assert "Step 6 - the transcript" in done.stdout
+    assert "Step 8 - the transcript" in done.stdout
     last = done.stdout.splitlines()[-1]
-    assert last == "All six steps were shown." or "Not shown: " in last
+    assert last == "All eight steps were shown." or "Not shown: " in last
     print(f"\n  demo summary: {last}")
 
 
