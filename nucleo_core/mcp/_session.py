@@ -113,6 +113,11 @@ class ServerSession:
         """
         if self.state == "ready" and self._client is not None:
             return self._client
+        if self.state == "failed" and self._retries_after_failure():
+            # An HTTP server is not ours to restart: one that was given up on (it stayed down
+            # through every reconnection) may be back, so the next call tries again afresh.
+            self.state = "idle"
+            self.restarts += 1
         if self.state == "idle":
             self.state = "starting"  # no await before the task exists: one start per session
             name = f"nucleo-mcp:{self.config.name}"
@@ -131,6 +136,14 @@ class ServerSession:
         if self.state == "ready" and self._client is not None:
             return self._client
         raise self.error or self._unavailable("its session was closed")
+
+    def _retries_after_failure(self) -> bool:
+        """Whether a failed session starts afresh at the next call: an HTTP server's does."""
+        return (
+            self.config.url is not None
+            and not self._closed.is_set()
+            and (self._task is None or self._task.done())
+        )
 
     async def _set_state(self, state: SessionState) -> None:
         async with self._changed:
@@ -443,21 +456,46 @@ class ServerSession:
             logger.exception("recording a sampling decision of MCP server '%s' failed", name)
 
     async def _listen(self, client: Client) -> None:
-        """Hold a 2026-07-28 ``subscriptions/listen`` stream for tool-list changes."""
+        """Hold a 2026-07-28 ``subscriptions/listen`` stream for tool-list changes.
+
+        Over HTTP the stream is also the watch on the server between calls (a stdio server's
+        process is watched instead): when it ends, the server went away or dropped the
+        connection, so the session is reconnected (with the restart backoff) and its tools
+        listed again, before the next call rather than at its failure.
+        """
+        ended = "the server closed it"
         try:
             async with client.listen(tools_list_changed=True) as subscription:
                 async for _event in subscription:
                     self._relist = True
                     self._wake.set()
         except Exception as exc:
-            logger.info("MCP server '%s': tool-list subscription ended: %s", self.config.name, exc)
+            ended = _reason(exc, self.config)
+        logger.info("MCP server '%s': tool-list subscription ended: %s", self.config.name, ended)
+        if self.config.url is not None:
+            self._mark_broken(client, f"its HTTP connection was lost ({ended})")
 
     # -- calls ------------------------------------------------------------------------------
 
     async def call(
-        self, tool: str, arguments: Mapping[str, Any], *, timeout: float, structured: bool
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        timeout: float,
+        structured: bool,
+        retry: bool = True,
     ) -> MCPToolResult:
-        """Call ``tool``; every failure is an error result within the time limits."""
+        """Call ``tool``; every failure is an error result within the time limits.
+
+        Args:
+            tool: The tool's name on the server.
+            arguments: The validated arguments.
+            timeout: Seconds the call may take.
+            structured: Keep the ``structuredContent``.
+            retry: Make the call again on a new session when the HTTP server says it no
+                longer knows this one (it restarted): it never ran the call. Once only.
+        """
         name = self.config.name
         client = self._client
         try:
@@ -484,6 +522,12 @@ class ServerSession:
         except MCPError as exc:
             if exc.code == types.REQUEST_TIMEOUT:
                 return self._timed_out(client, tool, timeout)
+            if retry and exc.code == types.INVALID_REQUEST and await self._session_gone(client):
+                # An HTTP server restarted since the last call no longer knows the session
+                # (404): it never ran the call, so it is made again on a new session.
+                return await self._call_again(
+                    tool, arguments, timeout=timeout, structured=structured
+                )
             if exc.code == types.CONNECTION_CLOSED:
                 self._mark_broken(client, "the connection closed during a call")
                 return MCPToolResult.failure(
@@ -510,6 +554,33 @@ class ServerSession:
                 "restarted, so the call may be tried again",
             )
         return to_result(result, structured=structured)
+
+    async def _session_gone(self, client: Client) -> bool:
+        """Whether an HTTP server refused ``client``'s session itself, not one request.
+
+        A legacy (session-id) server that restarted answers every request of the old session
+        with 404, which the SDK reports as an invalid request; another request of the session
+        (``tools/list``: ``ping`` is gone from the 2026-07-28 protocol) tells that apart from a
+        server refusing one call. A gone session is marked broken, so it is reconnected.
+        """
+        if self.config.url is None:
+            return False
+        try:
+            with anyio.fail_after(min(PROBE_TIMEOUT, self.config.timeout)):
+                await client.list_tools()
+        except Exception as exc:
+            self._mark_broken(
+                client, f"it no longer knows the session ({_reason(exc, self.config)})"
+            )
+            return True
+        return False
+
+    async def _call_again(
+        self, tool: str, arguments: Mapping[str, Any], *, timeout: float, structured: bool
+    ) -> MCPToolResult:
+        """The call, once more, on the session that replaces a gone one."""
+        logger.info("MCP server '%s' lost its session; reconnecting for the call", self.config.name)
+        return await self.call(tool, arguments, timeout=timeout, structured=structured, retry=False)
 
     def _timed_out(self, client: Client, tool: str, timeout: float) -> MCPToolResult:
         self._probe(client)

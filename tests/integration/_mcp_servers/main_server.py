@@ -1,8 +1,8 @@
 """A test MCP server written with the SDK's own server API (``MCPServer``).
 
 Run ``python main_server.py stdio [NAME]`` to serve over stdio, or ``python main_server.py http
-[NAME]`` to serve streamable HTTP on 127.0.0.1 at an ephemeral port, which it prints as
-``PORT <n>`` on its first line.
+[NAME] [PORT]`` to serve streamable HTTP on 127.0.0.1 at PORT (an ephemeral port by default),
+which it prints as ``PORT <n>`` on its first line.
 
 Its tools cover what the client must handle: plain text, a declared output schema with
 structured content, an image, ``isError``, annotations (hints), a call that hangs (and says
@@ -129,7 +129,8 @@ def _serve_http() -> None:
 
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
+    # A given port lets a test stop the server and start another where the client expects it.
+    listener.bind(("127.0.0.1", int(sys.argv[3]) if len(sys.argv) > 3 else 0))
     print(f"PORT {listener.getsockname()[1]}", flush=True)
     config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
     asyncio.run(uvicorn.Server(config).serve(sockets=[listener]))
