@@ -509,7 +509,7 @@ def _print_server_table(reports: Sequence[ServerReport]) -> None:
             # Folded, not cut: a command line or a URL must stay whole to be copied.
             Text(_transport(report.config), overflow="fold"),
             Text(report.status.state, style=_STATE_STYLES.get(report.status.state, "")),
-            Text("-" if report.status.tools is None else str(report.status.tools)),
+            _tool_count(report),
             _last_error(report),
         ]
         for report in reports
@@ -561,6 +561,11 @@ def _print_quarantined(held: Sequence[Quarantine]) -> None:
     for quarantine in held:
         click.echo()
         click.echo(f"{quarantine.server}/{quarantine.tool}: {_why(quarantine)}")
+        if quarantine.pinned_digest is not None:
+            click.echo(
+                f"pinned {short_digest(quarantine.pinned_digest)}; now "
+                f"{short_digest(quarantine.digest)}, first seen {quarantine.seen_at}"
+            )
         if quarantine.diff:
             click.echo(quarantine.diff)
         if quarantine.reason != "unverified":
@@ -576,6 +581,19 @@ def _why(quarantine: Quarantine) -> str:
     if quarantine.reason == "new":
         return 'new on a server whose tools are pinned (new_tools = "quarantine")'
     return f"its definition changed since it was pinned ({', '.join(quarantine.fields)})"
+
+
+def _tool_count(report: ServerReport) -> Text:
+    """How many tools the server offers, and how many more it lists that are quarantined."""
+    from rich.text import Text
+
+    listed = report.status.tools
+    if listed is None:
+        return Text("-")
+    held = len(report.quarantined)
+    if not held:
+        return Text(str(listed))
+    return Text(f"{listed - held}, {held} quarantined", style="red")
 
 
 def _transport(config: MCPServerConfig) -> str:
