@@ -22,6 +22,7 @@ from nucleo_core.plugins.contributions import (
     SkillSource,
 )
 from nucleo_core.plugins.errors import PluginError
+from nucleo_core.plugins.failures import import_failure
 from nucleo_core.plugins.host import PluginHost
 from nucleo_core.plugins.markers import PROJECT_NAME, hookimpl, hookspec
 from nucleo_core.plugins.record import PluginRecord, PluginStatus
@@ -48,4 +49,5 @@ __all__ = [
     "Verdict",
     "hookimpl",
     "hookspec",
+    "import_failure",
 ]

@@ -1,14 +1,14 @@
-"""Finding entry points, in load order, and naming why one failed to import."""
+"""Finding entry points, in load order (why one failed to import: `failures.import_failure`)."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nucleo_core.plugins._selection import normalized_distribution_name
+from nucleo_core.plugins.failures import import_failure
 
 __all__ = ["FoundEntryPoint", "find_entry_points", "import_failure"]
 
@@ -92,23 +92,3 @@ def find_entry_points(
             ranked.append((rank, point.name, point.value, distribution or "", found))
     ranked.sort(key=lambda item: item[:4])
     return [item[4] for item in ranked]
-
-
-def import_failure(point: importlib.metadata.EntryPoint, exc: Exception) -> str:
-    """Why ``point`` could not be loaded, for its record.
-
-    A module that cannot be found is a missing dependency unless it is the entry point's own
-    module, a package above it, or a module inside the entry point's own (regular) package:
-    then the distribution itself is broken.
-    """
-    if isinstance(exc, ModuleNotFoundError) and exc.name:
-        own = point.module
-        missing_top = exc.name.partition(".")[0]
-        package = sys.modules.get(missing_top)
-        inside_own = (
-            missing_top == own.partition(".")[0]
-            and getattr(package, "__file__", None) is not None  # not a namespace package
-        )
-        if not (own == exc.name or own.startswith(exc.name + ".") or inside_own):
-            return f"missing dependency: {exc.name}"
-    return f"failed to import: {type(exc).__name__}: {exc}"

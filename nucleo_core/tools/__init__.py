@@ -12,6 +12,7 @@ from nucleo_core.tools.registry import ShadowRecord, ToolRegistry, ToolSkippedWa
 from nucleo_core.tools.render import ToolFormat, render_tools, to_anthropic, to_mcp, to_openai
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.scan import tools_in_module
+from nucleo_core.tools.schema_input import SchemaInput
 from nucleo_core.tools.seat import ModelDependent, ModelSeat, ModelSeatUnavailable, SeatGrade
 from nucleo_core.tools.spec import ToolSpec
 from nucleo_core.tools.state import CarriedState
@@ -32,6 +33,7 @@ __all__ = [
     "RawInput",
     "ReadOnlyPalette",
     "Risk",
+    "SchemaInput",
     "SchemaRefiner",
     "SeatGrade",
     "ShadowRecord",

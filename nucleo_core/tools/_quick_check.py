@@ -9,7 +9,7 @@ plain interpreter of the schema: nothing from the schema (which comes from a ser
 not) is ever compiled or evaluated.
 
 ``jsonschema`` stays the authority. A quick yes is given only where ``jsonschema`` says yes
-(``tests/unit/test_mcp_input_check.py`` holds that as a property); a no means "ask
+(``tests/unit/mcp/test_input_check.py`` holds that as a property); a no means "ask
 ``jsonschema``", which decides and words the error. A schema with any keyword outside the set,
 or a keyword of an unexpected shape, gets no quick check at all.
 """

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any, final
 
 from nucleo_core import PluginError, PluginRecord
-from nucleo_core.plugins._entry_points import import_failure
-from nucleo_core.tools.provider import ToolProvider
+from nucleo_core.plugins import import_failure
+from nucleo_core.tools import ToolProvider
 from nucleo_tools_llm.config import LLMConfig, discover_config, normalized_name
 from nucleo_tools_llm.provider import (
     LLMToolProvider,

@@ -18,24 +18,17 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, final
+from typing import Any, final
 
 from nucleo_core import Risk, Tool, ToolProvider
-from nucleo_core.mcp._input_check import Check, quick_check
-from nucleo_core.tools import _input_errors
-from nucleo_core.tools.provider import RawInput
+from nucleo_core.tools import RawInput, SchemaInput
 from nucleo_core.tools.state import ConversationStates, state_conversation_id
 from nucleo_core.tools.workers import tool_threads
-
-if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
 
 __all__ = ["LLM_PREFIX", "LLMToolCall", "LLMToolProvider", "ToolboxInstances", "render_result"]
 
 #: The source prefix of bridged tools: ``llm:<llm plugin>:<tool>``.
 LLM_PREFIX = "llm:"
-
-_TEXT = (str, bytes, bytearray)
 
 #: The parameter ``llm`` fills with the `llm.ToolCall` itself, never part of the schema.
 _TOOL_CALL_PARAMETER = "llm_tool_call"
@@ -216,14 +209,12 @@ class LLMToolProvider(ToolProvider):
         "_input_schema",
         "_metadata",
         "_name",
+        "_parser",
         "_passes_tool_call",
         "_plugin",
-        "_quick",
         "_read_only",
         "_risk",
-        "_strict_schema",
         "_toolbox",
-        "_validator",
     )
 
     def __init__(
@@ -253,7 +244,8 @@ class LLMToolProvider(ToolProvider):
         self._toolbox = toolbox
         shape = _signature(signature_of or implementation)
         self._passes_tool_call = shape is not None and _TOOL_CALL_PARAMETER in shape.parameters
-        self._strict_schema = _closed(input_schema, shape)
+        # The closed schema is checked, llm's own is published.
+        self._parser = SchemaInput(name, _closed(input_schema, shape))
         self._metadata = MappingProxyType(
             {
                 "llm_plugin": plugin,
@@ -261,8 +253,6 @@ class LLMToolProvider(ToolProvider):
                 "llm_toolbox": None if toolbox is None else toolbox.name,
             }
         )
-        self._validator: Validator | None = None
-        self._quick: Check | bool | None = False  # False: not made yet
 
     # -- the provider surface -----------------------------------------------------------------
 
@@ -339,26 +329,7 @@ class LLMToolProvider(ToolProvider):
             InvalidToolInput: Names each failing field path and its declared type; the
                 validator's own message, which may quote the input, is only the ``__cause__``.
         """
-        if isinstance(raw, _TEXT):
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise _input_errors.not_json(self._name) from exc
-        else:
-            data = dict(raw) if isinstance(raw, Mapping) else raw
-        quick = self._quick
-        if quick is False:
-            quick = self._quick = quick_check(self._strict_schema)
-        if callable(quick) and quick(data):  # certainly valid: jsonschema would say so too
-            return dict(data)
-        validator = self._validator
-        if validator is None:
-            validator = self._validator = validator_for(self._strict_schema)
-        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            problem = _input_errors.from_jsonschema(self._name, errors, self._strict_schema)
-            raise problem from errors[0]
-        return dict(data)
+        return self._parser.parse(raw)
 
     def create(self, parent: object | None = None) -> LLMToolCall:
         """A tool that runs one call, for ``parent`` (the thinker, or ``None``)."""
@@ -461,15 +432,6 @@ def _closed(schema: Mapping[str, Any], shape: inspect.Signature | None) -> Mappi
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in shape.parameters.values()):
         return schema
     return {**schema, "additionalProperties": False}
-
-
-def validator_for(schema: Mapping[str, Any]) -> Validator:
-    """A jsonschema validator of ``schema``'s dialect (Draft 2020-12 unless it names one)."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.validators import validator_for as dialect_of
-
-    validator: Validator = dialect_of(schema, default=Draft202012Validator)(schema)
-    return validator
 
 
 def schema_problems(schema: object) -> list[str]:
