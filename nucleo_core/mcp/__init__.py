@@ -29,7 +29,14 @@ from nucleo_core.mcp.elicitation import (
     ScriptedAnswerer,
     TerminalAnswerer,
 )
-from nucleo_core.mcp.errors import MCPCollisionError, MCPConfigError, MCPServerUnavailable
+from nucleo_core.mcp.errors import (
+    MCPCollisionError,
+    MCPConfigError,
+    MCPPinError,
+    MCPPinStoreError,
+    MCPServerUnavailable,
+)
+from nucleo_core.mcp.pins import NewTools, Pin, PinCheck, PinStore, Quarantine, QuarantineReason
 from nucleo_core.mcp.pool import ListingListener, MCPClientPool
 from nucleo_core.mcp.provider import MCP_PREFIX, MCPTool, MCPToolCaller, MCPToolProvider
 from nucleo_core.mcp.report import MCPProblem, MCPProblemKind, MCPServerStatus
@@ -59,6 +66,8 @@ __all__ = [
     "MCPCollisionError",
     "MCPConfigError",
     "MCPOutcome",
+    "MCPPinError",
+    "MCPPinStoreError",
     "MCPProblem",
     "MCPProblemKind",
     "MCPServerConfig",
@@ -71,6 +80,12 @@ __all__ = [
     "MCPToolResult",
     "MCPToolSelector",
     "MCPToolSettings",
+    "NewTools",
+    "Pin",
+    "PinCheck",
+    "PinStore",
+    "Quarantine",
+    "QuarantineReason",
     "Sampler",
     "SamplingMessage",
     "SamplingRefused",
