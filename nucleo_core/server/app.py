@@ -40,6 +40,7 @@ from nucleo_core.server.models import (
     ExecutionPending,
     ExecutionResult,
     Health,
+    Reject,
     Risk,
     ToolDetail,
     ToolFilter,
@@ -69,6 +70,10 @@ _SINCE = "From then on: an ISO 8601 time (UTC unless it says) or an age (30s, 15
 _THINKER = "A thinker class (bare or qualified), an instance id or a token's identity."
 _AFTER = "Only records after this sequence number (the previous page's next_after)."
 _DEVELOPER = "Include the failures' exception messages and tracebacks."
+_SINCE_PATTERN = (
+    r"^(\d{1,9} ?[smhd]|\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?)?"
+    r"(Z|[+-]\d{2}:\d{2})?)$"
+)
 _TOOL_ID = "native:<name>, mcp:<server>:<tool>, or the bare name."
 
 
@@ -92,8 +97,22 @@ def _identity(
 Identity = Annotated[str, Depends(_identity)]
 
 
+#: One event of the audit stream, as a client's event parser reads it.
+_SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["record"]},
+        "id": {"type": "string", "description": "The record's sequence number."},
+        "data": {"type": "string", "description": "The record, as JSON (an AuditRecordView)."},
+        "retry": {"type": "integer"},
+    },
+}
+
+
 def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     described = {
+        400: "The body is not JSON (or not UTF-8).",
         401: "The token is missing or wrong.",
         403: "The permission guard denied the call.",
         404: "No such tool, approval or execution.",
@@ -163,7 +182,7 @@ def create_app(service: ApiService) -> FastAPI:
         tools = catalog.listed(wanted)
         return ToolList(tools=tools, count=len(tools))
 
-    @app.post("/api/tools/filter", tags=["tools"], responses=_errors(401, 413, 422))
+    @app.post("/api/tools/filter", tags=["tools"], responses=_errors(400, 401, 413, 422))
     def filter_tools(who: Identity, wanted: ToolFilter) -> ToolList:
         """List the tools every given filter matches: source, risk, read-only, thinker, text."""
         del who
@@ -198,7 +217,7 @@ def create_app(service: ApiService) -> FastAPI:
         response_model=ExecutionResult,
         responses={
             202: {"model": ExecutionPending, "description": "It waits for an approval."},
-            **_errors(401, 403, 404, 413, 422),
+            **_errors(400, 401, 403, 404, 413, 422),
         },
     )
     async def execute_tool(
@@ -286,7 +305,7 @@ def create_app(service: ApiService) -> FastAPI:
     @app.post(
         "/api/approvals/{approval_id}",
         tags=["approvals"],
-        responses=_errors(401, 404, 409, 413, 422),
+        responses=_errors(400, 401, 404, 409, 413, 422),
     )
     async def decide_approval(
         who: Identity,
@@ -306,7 +325,9 @@ def create_app(service: ApiService) -> FastAPI:
     @app.get("/api/audit", tags=["audit"], responses=_errors(401, 422))
     def audit_page(
         who: Identity,
-        since: Annotated[str | None, Query(max_length=100, description=_SINCE)] = None,
+        since: Annotated[
+            str | None, Query(max_length=100, pattern=_SINCE_PATTERN, description=_SINCE)
+        ] = None,
         thinker: Annotated[str | None, Query(max_length=_TEXT, description=_THINKER)] = None,
         tool: Annotated[str | None, Query(max_length=_TEXT, description=_TOOL)] = None,
         kind: Annotated[
@@ -336,7 +357,7 @@ def create_app(service: ApiService) -> FastAPI:
         response_class=StreamingResponse,
         responses={
             200: {
-                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                "content": {"text/event-stream": {"schema": _SSE_EVENT}},
                 "description": "One event a record (id: its sequence; data: its JSON).",
             },
             **_errors(401, 422),
@@ -344,7 +365,9 @@ def create_app(service: ApiService) -> FastAPI:
     )
     def audit_stream(
         who: Identity,
-        since: Annotated[str | None, Query(max_length=100, description=_SINCE)] = None,
+        since: Annotated[
+            str | None, Query(max_length=100, pattern=_SINCE_PATTERN, description=_SINCE)
+        ] = None,
         thinker: Annotated[str | None, Query(max_length=_TEXT, description=_THINKER)] = None,
         tool: Annotated[str | None, Query(max_length=_TEXT, description=_TOOL)] = None,
         kind: Annotated[
@@ -353,7 +376,15 @@ def create_app(service: ApiService) -> FastAPI:
         after: Annotated[int, Query(ge=0, le=_MAX_CURSOR, description=_AFTER)] = 0,
         developer: Annotated[bool, Query(description=_DEVELOPER)] = False,
         last_event_id: Annotated[
-            int | None, Header(alias="Last-Event-ID", ge=0, le=_MAX_CURSOR)
+            str | None,
+            Header(
+                alias="Last-Event-ID",
+                max_length=100,
+                description=(
+                    "Sent by a reconnecting EventSource: the last record it saw (anything but "
+                    "a sequence number is ignored)."
+                ),
+            ),
         ] = None,
     ) -> StreamingResponse:
         """Server-sent events: the records after ``after``, then each new one, live.
@@ -362,7 +393,8 @@ def create_app(service: ApiService) -> FastAPI:
         ``Last-Event-ID`` and goes on after the last record it saw.
         """
         del who
-        start = max(after, last_event_id or 0)
+        seen = (last_event_id or "").strip()
+        start = max(after, min(int(seen), _MAX_CURSOR) if seen.isascii() and seen.isdigit() else 0)
         query = reader.query(
             since=_since(since), after=start, thinker=thinker, tool=tool, kinds=kind or ()
         )
@@ -402,18 +434,10 @@ def create_app(service: ApiService) -> FastAPI:
 
         store = executions.approvals
         try:
-            if body.decision == "approve":
-                record = store.approve(approval_id, by=who, note=(body.reason or "").strip())
+            if isinstance(body, Reject):
+                record = store.reject(approval_id, body.reason.strip(), by=who)
             else:
-                reason = (body.reason or "").strip()
-                if not reason:
-                    raise ApiError(
-                        422,
-                        "invalid_input",
-                        "reason: a rejection needs a reason (a non-empty string): the model "
-                        "reads it",
-                    )
-                record = store.reject(approval_id, reason, by=who)
+                record = store.approve(approval_id, by=who, note=(body.reason or "").strip())
         except ApprovalNotFound:
             _approval(approval_id)  # raises the API's own 404
             raise
@@ -513,9 +537,15 @@ def _handle_errors(app: FastAPI) -> None:
             405: ("method_not_allowed", "this endpoint does not take that method"),
             413: ("request_too_large", str(exc.detail)),
         }
-        code, message = codes.get(exc.status_code, ("bad_request", "the request is malformed"))
+        code, message = codes.get(
+            exc.status_code, ("bad_request", "the request body is not JSON in UTF-8")
+        )
         body = ErrorBody(error=code, message=message)
-        return JSONResponse(body.model_dump(), status_code=exc.status_code, headers=exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette names the methods of the first route of the path; there may be more.
+            headers["allow"] = ", ".join(_allowed_methods(app, request))
+        return JSONResponse(body.model_dump(), status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def internal(request: Request, exc: Exception) -> JSONResponse:
@@ -533,6 +563,27 @@ def _handle_errors(app: FastAPI) -> None:
             "has the details",
         )
         return JSONResponse(body.model_dump(), status_code=500)
+
+
+def _allowed_methods(app: FastAPI, request: Request) -> list[str]:
+    """The methods of the path template the request's path is routed to."""
+    from starlette.routing import Match, Route
+
+    routes = [route for route in app.router.routes if isinstance(route, Route)]
+    template = next(
+        (
+            route.path
+            for route in routes
+            if route.matches({**request.scope, "method": "GET"})[0] is not Match.NONE
+        ),
+        None,
+    )
+    methods: set[str] = set()
+    for route in routes:
+        if route.path == template and route.methods:
+            methods.update(route.methods)
+    methods.discard("HEAD")
+    return sorted(methods)
 
 
 def _problem(error: Any) -> str:

@@ -6,7 +6,7 @@ silently ignored option) and documents each field: the descriptions are the API 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,6 +15,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalList",
     "ApprovalView",
+    "Approve",
     "AuditPage",
     "AuditRecordView",
     "Decision",
@@ -24,6 +25,7 @@ __all__ = [
     "ExecutionResult",
     "Health",
     "PolicyDecision",
+    "Reject",
     "Risk",
     "ToolDetail",
     "ToolFilter",
@@ -39,9 +41,9 @@ _MAX_TEXT = 2000
 
 
 class _Taken(BaseModel):
-    """A request body: unknown fields are refused."""
+    """A request body: unknown fields are refused, and types are not coerced (0 is no bool)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ErrorBody(BaseModel):
@@ -217,15 +219,29 @@ class ApprovalList(BaseModel):
     count: int
 
 
-class ApprovalDecision(_Taken):
-    """A decision about a pending approval."""
+class Approve(_Taken):
+    """Approve a pending approval: its call may run, once."""
 
-    decision: Literal["approve", "reject"]
+    decision: Literal["approve"]
     reason: str | None = Field(
-        default=None,
-        max_length=_MAX_TEXT,
-        description="Why: required to reject (the model reads it; no secrets).",
+        default=None, max_length=_MAX_TEXT, description="A note kept with the decision."
     )
+
+
+class Reject(_Taken):
+    """Reject a pending approval: its call does not run; the model reads the reason."""
+
+    decision: Literal["reject"]
+    reason: str = Field(
+        min_length=1,
+        max_length=_MAX_TEXT,
+        pattern=r"\S",
+        description="Why: the model reads it (no secrets). Required, not blank.",
+    )
+
+
+#: A decision about a pending approval: approve, or reject with a reason.
+ApprovalDecision = Annotated[Approve | Reject, Field(discriminator="decision")]
 
 
 class ApprovalDecided(BaseModel):
