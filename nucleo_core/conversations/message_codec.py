@@ -10,6 +10,7 @@ and a block one of::
     {"type": "tool_use", "id": ..., "name": ..., "input": {...} | "raw text"}
     {"type": "tool_result", "tool_use_id": ..., "content": ..., "is_error": false}
     {"type": "reasoning", "text": ..., "signature": ..., "redacted": false, "data": ...}
+    {"type": "provider", "provider": "anthropic", "data": {...}}
 
 Encoding is ASCII-only JSON (``ensure_ascii``), so that any Python string, a lone surrogate
 included, survives a store that keeps UTF-8. A tool input is lossless for anything JSON can
@@ -26,6 +27,7 @@ from nucleo_core.conversations.errors import ConversationStoreError
 from nucleo_core.models.messages import (
     ContentBlock,
     Message,
+    ProviderBlock,
     ReasoningBlock,
     TextBlock,
     ToolResultBlock,
@@ -196,6 +198,8 @@ def _block_to_data(block: ContentBlock) -> dict[str, Any]:
             "redacted": block.redacted,
             "data": block.data,
         }
+    if isinstance(block, ProviderBlock):
+        return {"type": "provider", "provider": block.provider, "data": _plain(block.data)}
     raise ConversationStoreError(f"cannot encode a content block of type {type(block).__name__}")
 
 
@@ -232,9 +236,15 @@ def _block_from_data(item: object, index: int) -> ContentBlock:
             redacted=redacted,
             data=_optional_string(item, "data", where),
         )
+    if kind == "provider":
+        data = item.get("data")
+        if not isinstance(data, dict):
+            _corrupt("message", f"{where}: 'data' must be an object")
+        return ProviderBlock(provider=_string(item, "provider", where), data=data)
     _corrupt(
         "message",
-        f"{where} has an unknown type (expected text, tool_use, tool_result or reasoning)",
+        f"{where} has an unknown type "
+        "(expected text, tool_use, tool_result, reasoning or provider)",
     )
 
 

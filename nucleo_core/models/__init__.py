@@ -10,6 +10,7 @@ from nucleo_core.models.declaration import AnswerSize, ThinkerDeclaration
 from nucleo_core.models.messages import (
     ContentBlock,
     Message,
+    ProviderBlock,
     ReasoningBlock,
     Role,
     StopReason,
@@ -32,6 +33,7 @@ __all__ = [
     "ModelEntry",
     "ModelRequest",
     "ModelResponse",
+    "ProviderBlock",
     "ReasoningBlock",
     "ResponseComplete",
     "Role",

@@ -15,7 +15,10 @@ What the adapter adds on top of the SDK:
 - **Deferred tools.** A spec marked ``deferred`` (`nucleo_core.hub.search_tool.DeferredToolSpec`,
   the ``provider`` offer of a large catalog) is sent with ``defer_loading: true``, after
   Anthropic's BM25 tool search tool (`TOOL_SEARCH_TOOL`): the model searches the deferred
-  tools itself, and their definitions stay out of the cached prompt prefix.
+  tools itself, and their definitions stay out of the cached prompt prefix. The search's own
+  reply blocks (``server_tool_use``, ``tool_search_tool_result``, which name the tools it
+  loaded) are kept as `ProviderBlock`s and sent back verbatim on the next request, so the
+  tools stay loaded for the rest of the conversation.
 - **One error hierarchy.** Every SDK or transport exception becomes one of
   `nucleo_core.errors`' ``Model*`` errors, chained with ``from``; the reply the SDK handed
   back is checked field by field (the SDK builds replies leniently and does not validate them),
@@ -48,6 +51,7 @@ from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
     ContentBlock,
     Message,
+    ProviderBlock,
     ReasoningBlock,
     StopReason,
     TextBlock,
@@ -409,6 +413,12 @@ def _block(block: ContentBlock) -> ContentBlockParam | None:
             "content": block.content,
             "is_error": block.is_error,
         }
+    if isinstance(block, ProviderBlock):
+        # Anthropic's own server-tool blocks go back as they came; another provider's mean
+        # nothing here.
+        if block.provider != _PROVIDER:
+            return None
+        return cast("ContentBlockParam", dict(block.data))
     if block.redacted:
         if block.data is None:
             return None
@@ -525,9 +535,24 @@ def _content(item: object, index: int) -> ContentBlock | None:
         return ReasoningBlock(text="", redacted=True, data=_string(item, "data", index))
     if not isinstance(kind, str):
         raise _malformed(f"content[{index}] has no 'type'")
-    # Server-tool blocks and kinds newer than this adapter: nucleo never asks for them.
+    if kind == "server_tool_use" or kind.endswith("_tool_result"):
+        # A server tool's call and result (the tool search's, above all): Anthropic ran it;
+        # kept to be sent back, since its result is what keeps the tools it found loaded.
+        return ProviderBlock(provider=_PROVIDER, data=_server_block(item, index))
+    # Kinds newer than this adapter: nucleo never asks for them.
     _log.warning("Anthropic reply block content[%d] of type %r was left out", index, kind)
     return None
+
+
+def _server_block(item: object, index: int) -> dict[str, object]:
+    """A server-tool block as the JSON object it came as (to be sent back unchanged)."""
+    if isinstance(item, Mapping):
+        return dict(item)
+    dump = getattr(item, "model_dump", None)  # the SDK's block model (extra fields kept)
+    data = dump(mode="json", exclude_none=True) if callable(dump) else None
+    if not isinstance(data, dict):
+        raise _malformed(f"content[{index}] is not an object")
+    return cast("dict[str, object]", data)
 
 
 def _string(item: object, field: str, index: int) -> str:

@@ -10,6 +10,7 @@ from typing import Any, Literal, TypeAlias
 __all__ = [
     "ContentBlock",
     "Message",
+    "ProviderBlock",
     "ReasoningBlock",
     "Role",
     "StopReason",
@@ -77,7 +78,33 @@ class ReasoningBlock:
     data: str | None = None
 
 
-ContentBlock: TypeAlias = TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProviderBlock:
+    """Content only one provider reads, kept so that it is sent back to that provider verbatim.
+
+    Anthropic's server-tool blocks are such content: the ``server_tool_use`` of its tool search
+    and the ``tool_search_tool_result`` naming the deferred tools it loaded must come back in
+    the conversation, or the tools they loaded are unloaded again. Nothing of nucleo acts on
+    it (no tool runs for it); the adapter of another provider leaves it out.
+
+    Attributes:
+        provider: The provider that wrote it and is sent it back (``"anthropic"``).
+        data: The block as the provider's API wrote it (a JSON object, its ``type`` included).
+    """
+
+    provider: str
+    data: Mapping[str, Any]
+
+    @property
+    def kind(self) -> str:
+        """The provider's name for the block (its ``type``), or ``""``."""
+        kind = self.data.get("type")
+        return kind if isinstance(kind, str) else ""
+
+
+ContentBlock: TypeAlias = (
+    TextBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock | ProviderBlock
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

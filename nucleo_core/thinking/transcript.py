@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from nucleo_core.models._json_depth import render, tool_input
 from nucleo_core.models.messages import (
     Message,
+    ProviderBlock,
     ReasoningBlock,
     TextBlock,
     ToolResultBlock,
@@ -49,4 +50,6 @@ def _block(block: object) -> str:
         return f"tool_result {block.tool_use_id}{marker}: {block.content}"
     if isinstance(block, ReasoningBlock):
         return "reasoning (redacted)" if block.redacted else f"reasoning: {block.text}"
+    if isinstance(block, ProviderBlock):
+        return f"{block.provider} {block.kind}: {render(block.data, ascii_only=True)}"
     return repr(block)

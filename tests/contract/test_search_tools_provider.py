@@ -159,6 +159,39 @@ def test_a_deferred_tool_is_admitted_at_its_first_call_then_runs(server: WireSer
     assert server.requests[1].json()["tools"] == server.requests[0].json()["tools"]
 
 
+def test_the_tool_search_blocks_are_sent_back_verbatim_on_the_next_request(
+    server: WireServer,
+) -> None:
+    """The search's server_tool_use and result come back in order, so its tools stay loaded."""
+    RAN.clear()
+    server.replies.append(searched_and_called("read_weather_forecast"))
+    server.replies.append(reply({"type": "text", "text": "Sunny."}, stop_reason="end_turn"))
+    assert run_against(server, ToolHub()) == "Sunny."
+    messages = server.requests[1].json()["messages"]
+    assistant = messages[-2]
+    assert assistant["role"] == "assistant"
+    assert [block["type"] for block in assistant["content"]] == [
+        "server_tool_use",
+        "tool_search_tool_result",
+        "tool_use",
+    ]
+    assert assistant["content"][0] == {
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "tool_search_tool_bm25",
+        "input": {"query": "read_weather_forecast"},
+    }
+    assert assistant["content"][1] == {
+        "type": "tool_search_tool_result",
+        "tool_use_id": "srvtoolu_1",
+        "content": {
+            "type": "tool_search_tool_search_result",
+            "tool_references": [{"type": "tool_reference", "tool_name": "read_weather_forecast"}],
+        },
+    }
+    assert RAN == ["read_weather_forecast"]
+
+
 def test_a_refused_deferred_tool_gets_a_correctable_refusal_and_never_runs(
     server: WireServer,
 ) -> None:

@@ -38,6 +38,7 @@ from nucleo_core.models.anthropic import AnthropicClient
 from nucleo_core.models.client import ModelClient, ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.messages import (
     Message,
+    ProviderBlock,
     ReasoningBlock,
     StopReason,
     TextBlock,
@@ -542,14 +543,21 @@ def test_stop_reasons_are_mapped(server: WireServer, raw: str, expected: StopRea
 def test_unknown_block_kinds_are_left_out(server: WireServer) -> None:
     """A content block of a kind nucleo never asks for is skipped, not fatal."""
     server.replies.append(
-        Reply.json(
-            message(
-                {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {}},
-                text("ok"),
-            )
-        )
+        Reply.json(message({"type": "a_kind_from_the_future", "id": "x_1"}, text("ok")))
     )
     assert complete(server).content == (TextBlock(text="ok"),)
+
+
+def test_server_tool_blocks_are_kept_as_provider_blocks(server: WireServer) -> None:
+    """A server tool's call and result are kept verbatim (to be sent back), never run."""
+    call = {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"q": "x"}}
+    result = {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": []}
+    server.replies.append(Reply.json(message(call, result, text("ok"))))
+    assert complete(server).content == (
+        ProviderBlock(provider="anthropic", data=call),
+        ProviderBlock(provider="anthropic", data=result),
+        TextBlock(text="ok"),
+    )
 
 
 # --- errors ----------------------------------------------------------------------------------
