@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from nucleo_core.guard.approvals import ApprovalRequest, Approver
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.thinking.execution import CallOutcome
+    from nucleo_core.thinking.tool_call import ToolCall
     from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["CallAnswer", "GatewayClient"]
@@ -205,7 +206,6 @@ class GatewayClient:
         """
         from nucleo_core.thinking._execution_durable import DurableApprovals
         from nucleo_core.thinking.execution import CallStatus, ExecutionPolicy, ToolExecution
-        from nucleo_core.thinking.tool_call import ToolCall
 
         listed = self.listed_names()
         if name not in listed:
@@ -218,10 +218,11 @@ class GatewayClient:
                 answer = self._still_waiting(name, raw, waiting.id)
                 if answer is not None:
                     return answer
-        call = ToolCall(
-            id=approved.call_id if approved is not None else f"mcp-{uuid.uuid4().hex}",
-            name=name,
-            raw_input=raw,
+        call = resolved_call(
+            self.thinker,
+            approved.call_id if approved is not None else f"mcp-{uuid.uuid4().hex}",
+            name,
+            raw,
         )
         durable = DurableApprovals(
             pausable=True,
@@ -296,6 +297,50 @@ class GatewayClient:
         from nucleo_core.thinking._execution_audit import CallAudit
 
         return CallAudit(log, requester_of(self.thinker))
+
+
+def resolved_call(thinker: ThinkerBase, call_id: str, name: str, arguments: Any) -> ToolCall:
+    """The client's call as a model's answer is read: resolved against the palette, parsed.
+
+    As the response handler resolves a model's tool use, so that the call door reuses the
+    parse and the record names the tool: an input nested too deep, or not an object, is
+    refused whatever the tool; an unknown name keeps its error for the door to restate.
+    """
+    from nucleo_core.errors import InvalidToolInput
+    from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, tool_input
+    from nucleo_core.thinking.tool_call import ToolCall
+
+    if not isinstance(arguments, Mapping):
+        problem: str | None = "input: must be a JSON object"
+        raw: Mapping[str, Any] | str = ""
+    elif exceeds(arguments):
+        problem = (
+            f"input: nests objects and arrays more than {MAX_JSON_DEPTH} levels deep; send a "
+            f"JSON object nested at most {MAX_JSON_DEPTH} levels deep"
+        )
+        raw = tool_input(arguments)
+    else:
+        problem, raw = None, dict(arguments)
+    provider = thinker.registry.available(name)
+    if provider is None:
+        return ToolCall(id=call_id, name=name, raw_input=raw, input_problem=problem)
+    if problem is not None:
+        error = InvalidToolInput(provider.name, [problem])
+        return ToolCall(
+            id=call_id,
+            name=name,
+            raw_input=raw,
+            provider=provider,
+            error=error,
+            input_problem=problem,
+        )
+    try:
+        parsed = provider.parse_input(raw)
+    except Exception as exc:  # a provider may break its contract; the call is still kept
+        if not isinstance(exc, InvalidToolInput):
+            exc = InvalidToolInput(provider.name, ["input: could not be validated"])
+        return ToolCall(id=call_id, name=name, raw_input=raw, provider=provider, error=exc)
+    return ToolCall(id=call_id, name=name, raw_input=raw, input=parsed, provider=provider)
 
 
 def _qualified(cls: type[Any]) -> str:
