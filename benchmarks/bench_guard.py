@@ -4,10 +4,18 @@ The call is section (c)'s: ``async def add(a: int, b: int) -> int`` (declared re
 risk: the default policy decides ``auto``), from the JSON text a model sends to the results
 message, through the thinker's full path (decode, handler, call door, executor, rendering).
 Judged: the time one call takes on a hub with the default guard **and** an `AuditLog` on a
-SQLite file (the permission decision, the call's start and finish on the record) minus the
-time on a hub with neither (``ToolHub(guard=False)``), median of interleaved rounds; target
-at most 15 us added per auto call, amortized (the audit writes in batches on its own thread;
-its last batch is flushed inside the timed block). The guard alone is printed, not judged.
+SQLite file (the call's start and finish on the record, the auto decision riding on the
+start) minus the time on a hub with neither (``ToolHub(guard=False)``, its calls audited to
+no log), median of interleaved rounds; target at most 15 us added per auto call, amortized.
+The audit writes in batches (one transaction each, on its own thread); the block's last batch
+is stored and synced to disk inside the timed block, so every record the block made is paid
+for in it. Each call is its own turn, as in a run: a fresh call id (its arguments digested
+anew) and the turn's `CallAudit` made as the thinker makes it.
+
+Printed beside it, not judged: the guard alone (a hub with the guard and no log), the audit
+alone (the difference of the two), the ratio of the added cost to the target, and the
+process's CPU time added per call (every thread, the writer's included), which a loaded
+machine moves less than the wall clock.
 """
 
 from __future__ import annotations
@@ -40,6 +48,9 @@ WORK = (
     "the default guard and a SQLite AuditLog, minus the same call on ToolHub(guard=False)"
 )
 TEXT = '{"a": 1, "b": 2}'
+BARE = "no guard, no audit"
+GUARD = "default guard"
+BOTH = "default guard + SQLite audit"
 
 
 class GuardedCall:
@@ -68,18 +79,23 @@ class GuardedCall:
 
         self.log = AuditLog.open(audit) if audit is not None else None
         hub = ToolHub(guard=guard, audit=self.log)
+        # A hub given no log audits to its own memory log; the bare variants' turns get no
+        # `CallAudit` at all, so that the difference is the whole audit.
+        self._call_audit = CallAudit
+        self._requester_of = requester_of
         self._thinker = thinker = Adder(hub=hub)
         thinker.reconcile_tool_registry()
         self._handler = ThinkingResponseHandler(str, tools=thinker.registry)
         self._executor = ToolExecutor()
         self._policy = ExecutionPolicy()
         self._check = partial(call_door, thinker)
-        self._audit = CallAudit(self.log, requester_of(thinker)) if self.log else None
         self._response = ModelResponse
         self._block = ToolUseBlock
+        self._number = 0
 
     async def _one(self) -> Any:
-        block = self._block(id="call_0", name="add", input=json.loads(TEXT))
+        self._number += 1
+        block = self._block(id=f"call_{self._number}", name="add", input=json.loads(TEXT))
         handled = self._handler.handle(self._response(content=(block,), stop_reason="tool_use"))
         execution = self._executor.prepare(
             handled.tool_calls,
@@ -87,7 +103,10 @@ class GuardedCall:
             parent=self._thinker,
             policy=self._policy,
             registry=self._thinker.registry,
-            audit=self._audit,
+            # The turn's writer of call records, made as a thinker makes it every turn.
+            audit=self._call_audit(self.log, self._requester_of(self._thinker))
+            if self.log is not None
+            else None,
         )
         await execution.run()
         return execution.report().results_message()
@@ -107,11 +126,14 @@ class GuardedCall:
             self.log.close()
 
 
-def _timed(path: GuardedCall, count: int) -> float:
+def _timed(path: GuardedCall, count: int) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (every thread of the process) per call of a block."""
     with settled():
+        cpu = time.process_time()
         start = time.perf_counter()
         asyncio.run(path.calls(count))
-        return (time.perf_counter() - start) / count
+        wall = time.perf_counter() - start
+        return wall / count, (time.process_time() - cpu) / count
 
 
 def run_guard_section(count: int, rounds: int) -> list[Verdict]:
@@ -124,36 +146,49 @@ def run_guard_section(count: int, rounds: int) -> list[Verdict]:
     print_work("(k) judged", WORK)
     with tempfile.TemporaryDirectory() as folder:
         variants = {
-            "no guard, no audit": GuardedCall(guard=False, audit=None),
-            "default guard": GuardedCall(guard=True, audit=None),
-            "default guard + SQLite audit": GuardedCall(
-                guard=True, audit=Path(folder) / "audit.sqlite3"
-            ),
+            BARE: GuardedCall(guard=False, audit=None),
+            GUARD: GuardedCall(guard=True, audit=None),
+            BOTH: GuardedCall(guard=True, audit=Path(folder) / "audit.sqlite3"),
         }
-        figures: dict[str, list[float]] = {label: [] for label in variants}
+        walls: dict[str, list[float]] = {label: [] for label in variants}
+        cpus: dict[str, list[float]] = {label: [] for label in variants}
         try:
             for round_index in range(rounds + 1):
                 labels = list(variants)
                 shift = round_index % len(labels)
                 for label in labels[shift:] + labels[:shift]:
                     size = max(count // 10, 1) if round_index == 0 else count
-                    per_call = _timed(variants[label], size)
+                    wall, cpu = _timed(variants[label], size)
                     if round_index:
-                        figures[label].append(per_call)
+                        walls[label].append(wall)
+                        cpus[label].append(cpu)
         finally:
             for variant in variants.values():
                 variant.close()
-    samples = {label: Samples(tuple(values)) for label, values in figures.items()}
-    bare = samples["no guard, no audit"]
+    samples = {label: Samples(tuple(values)) for label, values in walls.items()}
+    cpu = {label: Samples(tuple(values)) for label, values in cpus.items()}
+    bare = samples[BARE]
     print_table(
-        ["variant", "per call", "added"],
+        ["variant", "per call", "added", "CPU added"],
         [
-            [label, found.text(), fmt_time((found - bare).median)]
+            [
+                label,
+                found.text(),
+                fmt_time((found - bare).median),
+                fmt_time((cpu[label] - cpu[BARE]).median),
+            ]
             for label, found in samples.items()
         ],
     )
-    guard_only = samples["default guard"] - bare
-    both = samples["default guard + SQLite audit"] - bare
+    guard_only = samples[GUARD] - bare
+    both = samples[BOTH] - bare
+    audit_only = samples[BOTH] - samples[GUARD]
+    print(
+        f"added per auto call: {fmt_time(both.median)}, {both.median / ADDED_TARGET:.2f}x the "
+        f"{fmt_time(ADDED_TARGET)} target; of it, the guard {fmt_time(guard_only.median)} and the "
+        f"audit {fmt_time(audit_only.median)} (medians of the rounds' differences); CPU time "
+        f"added {fmt_time((cpu[BOTH] - cpu[BARE]).median)}"
+    )
     return [
         judge_at_most("k.added", WORK, both, ADDED_TARGET),
         not_judged(
@@ -161,5 +196,17 @@ def run_guard_section(count: int, rounds: int) -> list[Verdict]:
             "the default guard alone, per auto call (no audit)",
             guard_only.text(),
             "covers less work than (k): no audit record",
+        ),
+        not_judged(
+            "k.audit",
+            "the SQLite audit alone, per auto call (guard + audit minus guard)",
+            audit_only.text(),
+            "covers less work than (k): no permission decision",
+        ),
+        not_judged(
+            "k.cpu",
+            "CPU time of every thread added per auto call by the guard and the SQLite audit",
+            (cpu[BOTH] - cpu[BARE]).text(),
+            "another clock on the same work: the writer thread's time included",
         ),
     ]

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from nucleo_core.guard.audit.events import Requester
 
 __all__ = ["requester_of"]
+
+# Each thinker's last `Requester`, with what it was made from: a thinker asks for one every
+# turn, and building it (its validation, its JSON) costs more than checking it still holds.
+_KEPT: weakref.WeakKeyDictionary[Any, tuple[object, tuple[tuple[int, type], ...], Requester]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def requester_of(thinker: Any) -> Requester:
@@ -23,17 +31,30 @@ def requester_of(thinker: Any) -> Requester:
         return Requester(thinker_class="(no thinker)")
     conversation = getattr(thinker, "conversation", None)
     conversation_id = getattr(conversation, "id", None)
-    parents: list[str] = []
+    chain: list[Any] = []
     above = getattr(thinker, "_delegator", None)
     while above is not None:
-        parents.append(f"{_qualified(type(above))}#{id(above):x}")
+        chain.append(above)
         above = getattr(above, "_delegator", None)
-    return Requester(
+    identity = tuple((id(parent), type(parent)) for parent in chain)
+    try:
+        kept = _KEPT.get(thinker)
+    except TypeError:  # a thinker that cannot be weakly referenced or hashed: not kept
+        kept = None
+    if kept is not None and kept[0] == conversation_id and kept[1] == identity:
+        return kept[2]
+    requester = Requester(
         thinker_class=_qualified(type(thinker)),
         thinker_id=f"{id(thinker):x}",
         conversation_id=conversation_id if isinstance(conversation_id, str) else None,
-        parents=(*_outside(thinker), *reversed(parents)),
+        parents=(
+            *_outside(thinker),
+            *(f"{_qualified(type(p))}#{id(p):x}" for p in reversed(chain)),
+        ),
     )
+    with contextlib.suppress(TypeError):  # not weakly referable: made anew every time
+        _KEPT[thinker] = (conversation_id, identity, requester)
+    return requester
 
 
 def _outside(thinker: Any) -> tuple[str, ...]:

@@ -7,8 +7,9 @@ import fnmatch
 import importlib
 import logging
 import math
+import os
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
@@ -38,6 +39,7 @@ from nucleo_core.tools.scan import tools_in_module
 if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approver
     from nucleo_core.guard.audit.log import AuditLog
+    from nucleo_core.guard.audit.records import AuditRecord
     from nucleo_core.guard.permission_guard import PermissionGuard
     from nucleo_core.guard.policy import PermissionPolicy
     from nucleo_core.hub.search_tool import ToolOffer
@@ -107,8 +109,10 @@ class ToolHub:
             that has no approver of its own (`nucleo_core.guard.approvals`).
         audit: The audit log every grant, refusal, revocation, permission decision,
             approval and call of this hub's thinkers is written to (`nucleo_core.guard.audit`;
-            `AuditLog.open()` is the project's SQLite record). ``None`` keeps only the
-            in-memory `admission_record`.
+            `AuditLog.open()` is the project's SQLite record). ``None`` gives the hub a log
+            of its own in memory (`MemoryAuditStore`, its latest `MEMORY_AUDIT_RECORDS`
+            records kept), so that a plain ``ToolHub()`` writes no file;
+            `admission_record` reads either.
 
     Raises:
         ValueError: ``admission_timeout`` is not a positive, finite number of seconds.
@@ -150,7 +154,10 @@ class ToolHub:
         self.skills = skills if skills is not None else SkillRegistry()
         self.guard = _guard_of(guard, self.plugins)
         self.approver = approver
-        self.audit = audit
+        self.audit: AuditLog = audit if audit is not None else _memory_log()
+        # Names this hub's admissions on the log, which other hubs (and other processes, on a
+        # shared file) write to too: `admission_record` shows this hub's only.
+        self._audit_id = os.urandom(8).hex()
         self._lock = threading.RLock()
         self._system_wide: dict[str, ToolProvider] = {}
         self._scans: dict[str, tuple[ToolProvider, ...]] = {}
@@ -165,7 +172,6 @@ class ToolHub:
         self._clashes: set[tuple[type[Any], str]] = set()
         self._rules: list[AdmissionRule] = []
         self._skill_rules: list[SkillAdmissionRule] = []
-        self._record: list[AdmissionEvent] = []
         self._closers: list[Callable[[], None]] = []
 
     def on_close(self, closer: Callable[[], None]) -> None:
@@ -274,27 +280,21 @@ class ToolHub:
             reason=reason,
             outcomes=(outcome,),
         )
-        with self._lock:
-            self._record.append(event)
         self._audit_admission(thinker, event, "revocation")
         logger.info("revoked tool %r for %s: %s", name, event.thinker, reason)
 
     def _audit_admission(
         self, thinker: Any, event: AdmissionEvent, kind: Literal["grant", "refusal", "revocation"]
     ) -> None:
-        """Put an admission on the audit record too, when the hub keeps one.
+        """Put an admission on the audit record, whence `admission_record` reads it back.
 
         A guardrail that crashed is recorded as a ``failure`` as well, with what it raised
         (for the developer only).
         """
-        if self.observer is not None:
-            self.observer.admission(thinker, event, kind)
-        log = self.audit
-        if log is None:
-            return
         from nucleo_core.guard.audit.events import AuditEvent, DeveloperDetails
         from nucleo_core.hub._audit import requester_of
 
+        log = self.audit
         requester = requester_of(thinker)
         tool = event.name if event.kind == "tool" else None
         skill = event.name if event.kind == "skill" else None
@@ -324,6 +324,7 @@ class ToolHub:
                     reason=event.reason or None,
                     tool=tool,
                     skill=skill,
+                    admission=_admission_details(self._audit_id, event),
                 )
             )
         except Exception:
@@ -675,9 +676,25 @@ class ToolHub:
 
     @property
     def admission_record(self) -> tuple[AdmissionEvent, ...]:
-        """Every grant and refusal this hub decided, oldest first."""
-        with self._lock:
-            return tuple(self._record)
+        """Every grant, refusal and revocation this hub decided, oldest first.
+
+        A view of the hub's audit log (`audit`): its ``grant``, ``refusal`` and
+        ``revocation`` records written by this hub, read back (the queued ones stored
+        first). With the hub's own memory log, as far back as it keeps records
+        (`MEMORY_AUDIT_RECORDS`); with a file, as far back as the file goes.
+
+        Raises:
+            AuditStoreError: The log cannot be read.
+        """
+        from nucleo_core.guard.audit.store import AuditQuery
+
+        query = AuditQuery(kinds=_ADMISSION_KINDS)
+        found: list[AdmissionEvent] = []
+        for record in self.audit.read(query):
+            details = record.admission
+            if details is not None and details.get("hub") == self._audit_id:
+                found.append(_admission_event(record, details))
+        return tuple(found)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -828,8 +845,6 @@ class ToolHub:
             reason=reason,
             outcomes=outcomes,
         )
-        with self._lock:
-            self._record.append(event)
         self._audit_admission(thinker, event, "grant" if granted else "refusal")
         # Refusals are routine (the model is told why), so both go at INFO; the record keeps all.
         logger.info(
@@ -848,6 +863,61 @@ class ToolHub:
             skill=skill if granted else None,
             outcomes=outcomes,
         )
+
+
+#: How many records the audit log a hub makes for itself (given none) keeps in memory.
+MEMORY_AUDIT_RECORDS = 10_000
+_ADMISSION_KINDS = frozenset({"grant", "refusal", "revocation"})
+
+
+def _memory_log() -> AuditLog:
+    """The audit log of a hub given none: in memory, bounded."""
+    from nucleo_core.guard.audit.log import AuditLog
+    from nucleo_core.guard.audit.memory_store import MemoryAuditStore
+
+    return AuditLog(MemoryAuditStore(max_records=MEMORY_AUDIT_RECORDS))
+
+
+def _admission_details(hub: str, event: AdmissionEvent) -> dict[str, object]:
+    """What an admission's audit record keeps for `ToolHub.admission_record` to read back."""
+    outcomes: list[dict[str, object]] = []
+    for outcome in event.outcomes:
+        said: dict[str, object] = {"guardrail": outcome.guardrail}
+        if outcome.verdict is not None:
+            said["granted"] = outcome.verdict.granted
+            said["reason"] = outcome.verdict.reason
+        if outcome.error is not None:
+            said["error"] = outcome.error
+        outcomes.append(said)
+    return {
+        "hub": hub,
+        "thinker": event.thinker,
+        "thinker_qualname": event.thinker_class,
+        "outcomes": outcomes,
+    }
+
+
+def _admission_event(record: AuditRecord, details: Mapping[str, Any]) -> AdmissionEvent:
+    """The `AdmissionEvent` an admission's audit record was written from."""
+    outcomes = []
+    for said in details.get("outcomes", ()):
+        granted = said.get("granted")
+        verdict = (
+            None if granted is None else Verdict(granted=granted, reason=said.get("reason", ""))
+        )
+        outcomes.append(
+            GuardrailOutcome(guardrail=said["guardrail"], verdict=verdict, error=said.get("error"))
+        )
+    return AdmissionEvent(
+        thinker_class=details.get("thinker_qualname", ""),
+        thinker=details.get("thinker", ""),
+        kind="tool" if record.skill is None else "skill",
+        name=record.tool if record.tool is not None else (record.skill or ""),
+        granted=record.kind == "grant",
+        reason=record.reason or "",
+        outcomes=tuple(outcomes),
+        at=record.at,
+    )
 
 
 def _ask(label: str, factory: Callable[[Any], Any], thinker: Any, subject: Any) -> GuardrailOutcome:

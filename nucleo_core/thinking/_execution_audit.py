@@ -11,8 +11,10 @@ before the tool runs, so a crash cannot hide that the call began; other records 
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from collections.abc import Mapping
+from json.encoder import encode_basestring as _text
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
@@ -42,13 +44,15 @@ class CallAudit:
         requester: Who asked (the thinker, its conversation, its parents).
     """
 
-    __slots__ = ("_digests", "_log", "_requester")
+    __slots__ = ("_digests", "_keep_arguments", "_log", "_requester", "_tails")
 
     def __init__(self, log: AuditLog, requester: Requester) -> None:
         self._log = log
         self._requester = requester
         # Each call's arguments are digested once, for all of its records.
-        self._digests: dict[str, str] = {}
+        self._digests: dict[str, tuple[object, str]] = {}
+        self._keep_arguments = log.record_arguments
+        self._tails: dict[tuple[int, str | None], tuple[ToolProvider, str]] = {}
 
     def permission(
         self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision
@@ -171,8 +175,23 @@ class CallAudit:
         """
         decision = decided.decision.value if decided is not None else None
         rule = decided.decided_by if decided is not None else None
+        durable = decision in _DURABLE_START
+        digest = self._digest(call)
+        if digest is not None and not self._keep_arguments:
+            # The common case, written from parts kept per tool (see `_fast_tail`).
+            said_decision = "" if decision is None else f',"decision":"{decision}"'
+            head = f'{{"arguments_digest":"{digest}","at":"'
+            tail = (
+                f'","call_id":{_text(call.id)}{said_decision},"kind":"call_start"'
+                + self._fast_tail(provider, rule)
+            )
+            if durable:
+                self._log._record_content(head, tail, durable=True)
+            else:
+                self._record_content(head, tail, "call_start")
+            return
         event = self._event("call_start", call, provider, decision=decision, rule=rule)
-        if decision in _DURABLE_START:
+        if durable:
             self._log.record(event, durable=True)
         else:
             self._record(event)
@@ -186,18 +205,43 @@ class CallAudit:
         internal: bool = False,
     ) -> None:
         """How ``outcome.call`` ended; ``internal``: it failed before its tool ran."""
+        error = outcome.error
+        call = outcome.call
+        decision = decided.decision.value if decided is not None else None
+        said = _outcome(outcome, internal=internal)
+        reason = outcome.result.content if outcome.status is not CallStatus.OK else None
+        duration = outcome.duration
+        digest = self._digest(call) if error is None and provider is not None else None
+        if (
+            digest is not None
+            and provider is not None
+            and not self._keep_arguments
+            and type(duration) is float
+            and 0.0 <= duration < math.inf
+            and (reason is None or type(reason) is str)
+        ):
+            # The common case, written from parts kept per tool (see `_fast_tail`).
+            said_decision = "" if decision is None else f',"decision":"{decision}"'
+            said_reason = "" if reason is None else ',"reason":' + _text(reason)
+            self._record_content(
+                f'{{"arguments_digest":"{digest}","at":"',
+                f'","call_id":{_text(call.id)}{said_decision},"duration":{duration!r},'
+                f'"kind":"call_finish","outcome":"{said}"{said_reason}'
+                + self._fast_tail(provider, None),
+                "call_finish",
+            )
+            return
         from nucleo_core.guard.audit.events import DeveloperDetails
 
-        error = outcome.error
         self._record(
             self._event(
                 "call_finish",
-                outcome.call,
+                call,
                 provider,
-                decision=decided.decision.value if decided is not None else None,
-                outcome=_outcome(outcome, internal=internal),
-                reason=outcome.result.content if outcome.status is not CallStatus.OK else None,
-                duration=outcome.duration,
+                decision=decision,
+                outcome=said,
+                reason=reason,
+                duration=duration,
                 developer=DeveloperDetails.from_exception(error) if error is not None else None,
             )
         )
@@ -221,22 +265,52 @@ class CallAudit:
             **fields,
         )
 
+    def _digest(self, call: ToolCall) -> str | None:
+        """The digest of ``call``'s arguments, once per call; ``None`` with no canonical form."""
+        arguments = call.raw_input
+        kept = self._digests.get(call.id)
+        # Kept with the arguments it digests: two calls sharing an id never share a digest.
+        if kept is not None and kept[0] is arguments:
+            return kept[1]
+        if not isinstance(arguments, Mapping):
+            return None
+        from nucleo_core.guard.audit.canonical import arguments_digest
+
+        try:
+            digest = arguments_digest(arguments)
+        except Exception:  # no canonical form: the log says so when it records
+            return None
+        self._digests[call.id] = (arguments, digest)
+        return digest
+
+    def _fast_tail(self, provider: ToolProvider, rule: str | None) -> str:
+        """A call record's content from ``requester`` on: the same for every call of a tool.
+
+        The keys after ``kind`` in canonical order (``requester``, ``risk``, ``rule``,
+        ``source``, ``tool``), written once per tool and rule rather than once per record;
+        a test holds the records so written equal to `content_parts`'.
+        """
+        key = (id(provider), rule)
+        kept = self._tails.get(key)
+        if kept is not None and kept[0] is provider:
+            return kept[1]
+        tail = ',"requester":' + self._requester._json
+        if provider.risk_declared:
+            tail += ',"risk":' + _text(provider.risk.value)
+        if rule is not None:
+            tail += ',"rule":' + _text(rule)
+        tail += ',"source":' + _text(provider.source) + ',"tool":' + _text(provider.name) + "}"
+        # The provider is kept with its text, so that a recycled id never finds another's.
+        self._tails[key] = (provider, tail)
+        return tail
+
     def _event(
         self, kind: Any, call: ToolCall, provider: ToolProvider | None, **fields: Any
     ) -> AuditEvent:
         from nucleo_core.guard.audit.events import AuditEvent
 
         arguments = call.raw_input if isinstance(call.raw_input, Mapping) else None
-        digest = None
-        if arguments is not None:
-            digest = self._digests.get(call.id)
-            if digest is None:
-                from nucleo_core.guard.audit.canonical import arguments_digest
-
-                try:
-                    digest = self._digests[call.id] = arguments_digest(arguments)
-                except Exception:  # no canonical form: the log says so when it records
-                    digest = None
+        digest = self._digest(call) if arguments is not None else None
         return AuditEvent(
             kind=kind,
             requester=self._requester,
@@ -245,10 +319,17 @@ class CallAudit:
             risk=provider.risk.value if provider is not None and provider.risk_declared else None,
             call_id=call.id,
             # The full arguments only where the log keeps them: the digest stands for them.
-            arguments=arguments if digest is None or self._log.record_arguments else None,
+            arguments=arguments if digest is None or self._keep_arguments else None,
             arguments_digest=digest,
             **fields,
         )
+
+    def _record_content(self, head: str, tail: str, kind: str) -> None:
+        """Record a content written here; a failing log is reported, never fails the turn."""
+        try:
+            self._log._record_content(head, tail)
+        except Exception:
+            logger.exception("the audit log could not take a %s record", kind)
 
     def _record(self, event: AuditEvent) -> None:
         """Record ``event``; a failing log is reported, never a reason to fail the turn."""

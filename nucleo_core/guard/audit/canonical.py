@@ -28,8 +28,10 @@ arguments must give the same bytes in every process, whatever order their keys c
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 from nucleo_core.guard.audit.errors import AuditValueError
@@ -43,6 +45,21 @@ _ENCODER = json.JSONEncoder(
 _encode = _ENCODER.encode
 
 
+def _refuse(value: object) -> object:
+    raise TypeError(type(value).__qualname__)
+
+
+# The C encoder `_ENCODER.encode` builds anew on every call, built once (same options), for
+# the fast path that runs on every tool call. Without the circular-reference markers: a value
+# holding itself is not JSON, and fails as it did (by recursion) on the slow path.
+_c_encoder = getattr(json.encoder, "c_make_encoder", None)
+_encode_fast = (
+    None
+    if _c_encoder is None
+    else _c_encoder(None, _refuse, encode_basestring, None, ":", ",", True, False, False)
+)
+
+
 def canonical_json(value: object) -> str:
     """``value`` as canonical JSON text (see the module's documentation for the rules).
 
@@ -52,6 +69,8 @@ def canonical_json(value: object) -> str:
     """
     try:
         # The fast path: plain JSON values, which is what tool arguments almost always are.
+        if _encode_fast is not None and isinstance(value, dict):
+            return "".join(_encode_fast(value, 0))
         return _encode(value)
     except (TypeError, ValueError):
         pass
@@ -64,9 +83,16 @@ def arguments_digest(arguments: object) -> str:
     Raises:
         AuditValueError: as `canonical_json` does.
     """
-    from nucleo_core.guard.audit.records import sha256_hex
+    global _sha256_hex
+    if _sha256_hex is None:
+        from nucleo_core.guard.audit.records import sha256_hex
 
-    return sha256_hex(canonical_json(arguments))
+        _sha256_hex = sha256_hex
+    return _sha256_hex(canonical_json(arguments))
+
+
+# `records.sha256_hex`, imported on the first digest (records imports this module).
+_sha256_hex: Callable[[str], str] | None = None
 
 
 def _plain(value: object, where: str) -> Any:

@@ -86,6 +86,8 @@ _OUTCOMES: Mapping[str, tuple[frozenset[str], bool]] = {
 _NO_OUTCOME: tuple[frozenset[str], bool] = (frozenset(), False)
 # The kinds that may carry a decision; ``permission`` must.
 _DECIDED = frozenset({"permission", "call_start", "call_finish", "notification"})
+# The kinds that may carry an admission's details.
+_ADMISSIONS = frozenset({"grant", "refusal", "revocation"})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -188,6 +190,10 @@ class AuditEvent:
         arguments_digest: The digest of ``arguments`` (`arguments_digest`), when the caller
             has it already (an approval is bound to it); computed from ``arguments`` otherwise.
         developer: What failed, for the developer only (never shown to a model).
+        admission: For a ``grant``, ``refusal`` or ``revocation``: what the hub's admission
+            record shows of it (the hub that decided, the thinker's ``repr`` and class, what
+            each guardrail said), as a JSON object; `ToolHub.admission_record` is read back
+            from it.
     """
 
     kind: AuditKind
@@ -206,9 +212,16 @@ class AuditEvent:
     arguments: Mapping[str, object] | None = None
     arguments_digest: str | None = None
     developer: DeveloperDetails | None = None
+    admission: Mapping[str, object] | None = None
 
     def __post_init__(self) -> None:
         check_event_fields(self.kind, self.decision, self.outcome, self.duration)
+        if self.admission is not None and (
+            self.kind not in _ADMISSIONS or not isinstance(self.admission, Mapping)
+        ):
+            raise AuditValueError(
+                "admission: a JSON object, on a grant, refusal or revocation record only"
+            )
 
 
 def check_event_fields(

@@ -28,7 +28,8 @@ from typing import Final, final
 from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import AuditEvent
-from nucleo_core.guard.audit.records import AuditRecord, make_content, sha256_hex
+from nucleo_core.guard.audit.memory_store import MemoryAuditStore
+from nucleo_core.guard.audit.records import AuditRecord, content_parts, sha256_hex, time_text
 from nucleo_core.guard.audit.store import AuditQuery, AuditStore
 from nucleo_core.guard.audit.verify import VerifyReport
 
@@ -42,8 +43,8 @@ DEFAULT_FLUSH_INTERVAL: Final = 0.2
 #: How many records may wait before `record` stores them itself (and raises if it cannot).
 DEFAULT_MAX_PENDING: Final = 20_000
 
-# A queued record: the event, when (ns since the epoch), its arguments' digest and JSON.
-_Queued = tuple[AuditEvent, int, str | None, str | None]
+# A queued record: when (ns since the epoch), and its content before and after the time.
+_Queued = tuple[int, str, str]
 
 _OPEN: weakref.WeakSet[AuditLog] = weakref.WeakSet()
 
@@ -67,10 +68,12 @@ class AuditLog:
         "_closed",
         "_error",
         "_flush_interval",
+        "_lock",
         "_max_pending",
         "_pending",
         "_record_arguments",
         "_store",
+        "_threaded",
         "_wake",
         "_write_lock",
         "_writer",
@@ -88,12 +91,18 @@ class AuditLog:
         if batch_size < 1 or max_pending < 1 or flush_interval <= 0:
             raise ValueError("batch_size and max_pending are at least 1; flush_interval > 0")
         self._store = store
+        # A memory store's append costs less than waking a thread: its batches are stored by
+        # the caller that fills one (and by every read), with no writer thread at all.
+        self._threaded = not isinstance(store, MemoryAuditStore)
         self._record_arguments = record_arguments
         self._batch_size = batch_size
         self._flush_interval = flush_interval
         self._max_pending = max_pending
         self._pending: list[_Queued] = []
-        self._wake = threading.Condition(threading.Lock())
+        # The queue's lock, taken bare on the hot path (a Condition's own `with` is Python
+        # code); the writer waits on the condition built over it.
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
         # Held while a batch is taken from the queue and stored, so batches go in order.
         self._write_lock = threading.Lock()
         self._writer: threading.Thread | None = None
@@ -144,36 +153,49 @@ class AuditLog:
         """Record ``event``: queued for the writer, or stored before returning if ``durable``.
 
         Raises:
-            AuditValueError: The event's arguments have no canonical JSON form.
+            AuditValueError: The event's arguments (or admission details) have no canonical
+                JSON form.
             AuditStoreError: The log is closed; or a durable record (or a queue past
                 ``max_pending``) could not be stored.
         """
-        at = time.time_ns()
         digest = event.arguments_digest
         kept: str | None = None
         arguments = event.arguments
         if arguments is not None and (digest is None or self._record_arguments):
-            # Digested now, not when written: the caller may reuse the mapping afterwards.
             text = canonical_json(arguments)
             if digest is None:
                 digest = sha256_hex(text)
             if self._record_arguments:
                 kept = text
-        queued: _Queued = (event, at, digest, kept)
+        # The content is written now, but its time: the caller may reuse its objects
+        # afterwards, and the time is joined (and the chain sealed) when the batch is stored.
+        head, tail = content_parts(event, digest, kept)
+        self._record_content(head, tail, durable)
+
+    def _record_content(self, head: str, tail: str, durable: bool = False) -> None:
+        """Record the content ``head + time + tail`` (see `content_parts`), stamped now.
+
+        For callers that write a record's parts themselves, from pieces they keep (the call
+        door does, per tool); the parts must be what `content_parts` writes for the event.
+        """
+        queued = (time.time_ns(), head, tail)
         if durable:
             self._store_now(queued)
             return
-        with self._wake:
+        with self._lock:
             if self._closed:
                 raise AuditStoreError("the audit log was closed; nothing more can be recorded")
-            self._pending.append(queued)
-            waiting = len(self._pending)
-            if self._writer is None:
-                self._start_writer()
-            elif waiting == self._batch_size:
-                self._wake.notify()
-        if waiting >= self._max_pending:
-            self.flush()
+            pending = self._pending
+            pending.append(queued)
+            waiting = len(pending)
+            if self._threaded:
+                if self._writer is None:
+                    self._start_writer()
+                elif waiting == self._batch_size:
+                    self._wake.notify()
+        if waiting >= (self._max_pending if self._threaded else self._batch_size):
+            # With no writer thread (a memory store), a full batch is stored by its caller.
+            self._store_now(None, sync=self._threaded)
 
     def flush(self) -> None:
         """Store every queued record now, and sync the store to disk.
@@ -298,7 +320,7 @@ class AuditLog:
 
 
 def _entries(batch: list[_Queued]) -> list[str]:
-    return [make_content(event, at, digest, kept) for event, at, digest, kept in batch]
+    return [head + time_text(at) + tail for at, head, tail in batch]
 
 
 @atexit.register

@@ -25,27 +25,54 @@ class MemoryAuditStore:
 
     Records are sealed and checked exactly as `SQLiteAuditStore` seals and checks them; they
     vanish with the process. `rows` exposes them as stored, so a test can tamper with them.
+
+    Args:
+        max_records: Keep only the latest this many records (``None``: all of them). Older
+            ones are forgotten as new ones come; the numbering and the chain go on, and
+            `verify` checks the records kept, from the last one forgotten. A hub given no log
+            keeps one of these with a bound (`ToolHub`), so that a long-lived process does
+            not grow without end.
+
+    Raises:
+        ValueError: ``max_records`` is not a positive number.
     """
 
-    __slots__ = ("_closed", "_head", "_lock", "rows")
+    __slots__ = ("_closed", "_floor", "_head", "_lock", "max_records", "rows")
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_records: int | None = None) -> None:
+        if max_records is not None and (type(max_records) is not int or max_records < 1):
+            raise ValueError("max_records: a positive number of records, or None for all")
+        self.max_records = max_records
         self.rows: list[StoredRow] = []
         self._head: tuple[int, str] | None = None
+        # The sequence number and digest of the last record forgotten (none yet: genesis).
+        self._floor: tuple[int, str] = (0, GENESIS_DIGEST)
         self._lock = threading.Lock()
         self._closed = False
+
+    @property
+    def forgotten(self) -> int:
+        """How many of the oldest records were forgotten (``max_records``)."""
+        return self._floor[0]
 
     def append(self, contents: Sequence[str], *, durable: bool = False) -> int:
         """Seal and keep records of ``contents``, in order; see `AuditStore.append`."""
         with self._lock:
             self._check_open()
             sequence, digest = self._head or (0, GENESIS_DIGEST)
+            rows = self.rows
+            add = rows.append
             for content in contents:
                 sequence += 1
                 previous, digest = digest, chain_digest(sequence, digest, content)
-                self.rows.append(StoredRow(sequence, content, previous, digest))
+                add(StoredRow(sequence, content, previous, digest))
             if contents:
                 self._head = (sequence, digest)
+            excess = 0 if self.max_records is None else len(rows) - self.max_records
+            if excess > 0:
+                last = rows[excess - 1]
+                self._floor = (last.sequence, last.digest)
+                del rows[:excess]
             return sequence
 
     def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
@@ -54,8 +81,13 @@ class MemoryAuditStore:
             self._check_open()
             rows = list(self.rows)
         selected = query or AuditQuery()
+        # A record's kind is in its content as `"kind":"<kind>"`, unescaped quotes and all,
+        # which no string value can hold: a cheap test before a record is decoded.
+        marks = tuple(f'"kind":"{kind}"' for kind in selected.kinds)
         for row in sorted(rows, key=lambda row: row.sequence):
             if row.sequence <= selected.after:
+                continue
+            if marks and not any(mark in row.content for mark in marks):
                 continue
             record = record_from_row(row.sequence, row.content, row.prev_digest, row.digest)
             if selected.matches(record):
@@ -75,8 +107,8 @@ class MemoryAuditStore:
         """Check the chain and the head; see `AuditStore.verify`."""
         with self._lock:
             self._check_open()
-            rows, head = list(self.rows), self._head
-        return verify_chain(rows, head)
+            rows, head, floor = list(self.rows), self._head, self._floor
+        return verify_chain(rows, head, floor=floor)
 
     def flush(self) -> None:
         """Nothing to do: memory is as durable as this store gets."""

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import (
     AuditEvent,
@@ -38,11 +39,13 @@ __all__ = [
     "AuditRecord",
     "chain_digest",
     "content_object",
+    "content_parts",
     "format_time",
     "make_content",
     "parse_time",
     "record_from_row",
     "sha256_hex",
+    "time_text",
 ]
 
 #: The ``prev_digest`` of the first record.
@@ -80,6 +83,7 @@ class AuditRecord:
         at: When it was recorded (UTC).
         arguments_json: The arguments' canonical JSON, when the log records arguments.
         developer: What failed, for the developer only: never shown to a model.
+        admission: A grant's, refusal's or revocation's details (`AuditEvent.admission`).
         content: The canonical JSON the digest covers (see the module's documentation).
         prev_digest: The digest of the record before it.
         digest: This record's digest.
@@ -103,6 +107,7 @@ class AuditRecord:
     arguments_digest: str | None = None
     arguments_json: str | None = None
     developer: DeveloperDetails | None = None
+    admission: Mapping[str, Any] | None = None
     content: str
     prev_digest: str
     digest: str
@@ -129,6 +134,7 @@ class AuditRecord:
             "arguments_digest": self.arguments_digest,
             "arguments": self.arguments,
             "developer": None if developer is None else _developer_object(developer),
+            "admission": None if self.admission is None else dict(self.admission),
             "prev_digest": self.prev_digest,
             "digest": self.digest,
         }
@@ -176,7 +182,8 @@ def parse_time(text: str) -> datetime:
 _last_second: tuple[int, str] = (-1, "")
 
 
-def _time_text(at_ns: int) -> str:
+def time_text(at_ns: int) -> str:
+    """``at_ns`` (nanoseconds since the epoch) as a record writes its time (`format_time`)."""
     global _last_second
     seconds, nanoseconds = divmod(at_ns, 1_000_000_000)
     cached = _last_second
@@ -205,6 +212,8 @@ def content_object(
         content["duration"] = event.duration
     if event.developer is not None:
         content["developer"] = _developer_object(event.developer)
+    if event.admission is not None:
+        content["admission"] = dict(event.admission)
     return content
 
 
@@ -215,18 +224,40 @@ def make_content(
     arguments_json: str | None,
 ) -> str:
     """The content of the record of ``event`` made at ``at_ns`` (nanoseconds since the epoch)."""
-    at = _time_text(at_ns)
+    head, tail = content_parts(event, arguments_digest, arguments_json)
+    return head + time_text(at_ns) + tail
+
+
+def content_parts(
+    event: AuditEvent, arguments_digest: str | None, arguments_json: str | None
+) -> tuple[str, str]:
+    """The content of the record of ``event`` but its time: ``head + time_text(at) + tail``.
+
+    The log builds the parts when an event is recorded and joins them with the time when it
+    stores the batch, so that the caller's objects are read once, at the call.
+
+    Raises:
+        AuditValueError: A field has no canonical JSON form (the admission's details).
+    """
     try:
-        return _fast_content(event, at, arguments_digest, arguments_json)
+        return _fast_parts(event, arguments_digest, arguments_json)
     except TypeError:
         # A field of an unexpected type (an int for a name, say): json writes it as it is.
-        return _encode(content_object(event, at, arguments_digest, arguments_json))
+        # The time's place is found again by a marker: its quotes are unescaped only where
+        # the structure put them, and the top level's "at" is the last key holding one.
+        whole = _encode(content_object(event, _AT_MARK, arguments_digest, arguments_json))
+        head, _, tail = whole.rpartition(_AT_FOUND)
+        return head + '"at":"', '"' + tail
 
 
-def _fast_content(
-    event: AuditEvent, at: str, arguments_digest: str | None, arguments_json: str | None
-) -> str:
-    """`content_object`'s canonical JSON, written key by key in sorted order.
+_AT_MARK: Final = "\0at\0"
+_AT_FOUND: Final = '"at":' + encode_basestring(_AT_MARK)
+
+
+def _fast_parts(
+    event: AuditEvent, arguments_digest: str | None, arguments_json: str | None
+) -> tuple[str, str]:
+    """`content_object`'s canonical JSON, written key by key in sorted order, around ``at``.
 
     The same text `canonical_json` writes (a test holds them equal), without building the
     object and sorting it again for every record.
@@ -234,16 +265,20 @@ def _fast_content(
     text = encode_basestring
     parts: list[str] = []
     add = parts.append
-    # Keys in code-point order: approval_id, arguments, arguments_digest, at, call_id,
-    # decision, developer, duration, kind, outcome, reason, requester, risk, rule, skill,
-    # source, tool.
+    # Keys in code-point order: admission, approval_id, arguments, arguments_digest, at,
+    # call_id, decision, developer, duration, kind, outcome, reason, requester, risk, rule,
+    # skill, source, tool.
+    if event.admission is not None:
+        add('"admission":' + canonical_json(event.admission))
     if event.approval_id is not None:
         add('"approval_id":' + text(event.approval_id))
     if arguments_json is not None:
         add('"arguments":' + text(arguments_json))
     if arguments_digest is not None:
         add('"arguments_digest":' + text(arguments_digest))
-    add('"at":"' + at + '"')
+    head = "{" + "".join(part + "," for part in parts) + '"at":"'
+    parts = []
+    add = parts.append
     if event.call_id is not None:
         add('"call_id":' + text(event.call_id))
     if event.decision is not None:
@@ -272,7 +307,7 @@ def _fast_content(
         add('"source":' + text(event.source))
     if event.tool is not None:
         add('"tool":' + text(event.tool))
-    return "{" + ",".join(parts) + "}"
+    return head, '",' + ",".join(parts) + "}"
 
 
 def _developer_object(developer: DeveloperDetails) -> dict[str, str]:
@@ -306,6 +341,7 @@ def record_from_row(sequence: int, content: str, prev_digest: str, digest: str) 
             arguments_digest=fields.pop("arguments_digest", None),
             arguments_json=fields.pop("arguments", None),
             developer=None if developer is None else DeveloperDetails(**developer),
+            admission=fields.pop("admission", None),
             content=content,
             prev_digest=prev_digest,
             digest=digest,

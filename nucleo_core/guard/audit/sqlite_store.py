@@ -44,32 +44,56 @@ from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
 __all__ = ["SCHEMA_VERSION", "SQLiteAuditStore"]
 
 #: The schema this module writes; a file of a later version is refused.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE audit_records (
     sequence INTEGER PRIMARY KEY,
     content TEXT NOT NULL,
     prev_digest TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    at TEXT GENERATED ALWAYS AS (json_extract(content, '$.at')) VIRTUAL,
-    kind TEXT GENERATED ALWAYS AS (json_extract(content, '$.kind')) VIRTUAL,
-    tool TEXT GENERATED ALWAYS AS (json_extract(content, '$.tool')) VIRTUAL,
-    source TEXT GENERATED ALWAYS AS (json_extract(content, '$.source')) VIRTUAL,
-    thinker_class TEXT
-        GENERATED ALWAYS AS (json_extract(content, '$.requester.thinker_class')) VIRTUAL,
-    thinker_id TEXT GENERATED ALWAYS AS (json_extract(content, '$.requester.thinker_id')) VIRTUAL,
-    conversation_id TEXT
-        GENERATED ALWAYS AS (json_extract(content, '$.requester.conversation_id')) VIRTUAL
+    digest TEXT NOT NULL
 );
 CREATE TABLE audit_head (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     sequence INTEGER NOT NULL,
     digest TEXT NOT NULL
 );
+CREATE VIEW audit_view AS SELECT
+    sequence,
+    json_extract(content, '$.at') AS at,
+    json_extract(content, '$.kind') AS kind,
+    json_extract(content, '$.tool') AS tool,
+    json_extract(content, '$.source') AS source,
+    json_extract(content, '$.requester.thinker_class') AS thinker_class,
+    json_extract(content, '$.requester.thinker_id') AS thinker_id,
+    json_extract(content, '$.requester.conversation_id') AS conversation_id,
+    content,
+    prev_digest,
+    digest
+FROM audit_records
 """
+# Schema 1 kept those columns in the table, generated from the content: never indexed, so no
+# faster to filter on, and computed on every insert (they doubled an append's cost). A file
+# of schema 1 is read and appended to as it is; a new file is of schema 2.
+_READABLE_SCHEMAS = frozenset({1, SCHEMA_VERSION})
 
-_INSERT = "INSERT INTO audit_records (sequence, content, prev_digest, digest) VALUES (?, ?, ?, ?)"
+# Rows per INSERT statement: one statement binds many rows, so an append crosses from Python
+# into SQLite (and gives up the GIL) once per chunk rather than once per row; 4 parameters a
+# row stays under SQLite's oldest limit of 999 parameters a statement.
+_CHUNK = 200
+_INSERTS: dict[int, str] = {}
+
+
+def _insert(rows: int) -> str:
+    sql = _INSERTS.get(rows)
+    if sql is None:
+        values = ", ".join(["(?, ?, ?, ?)"] * rows)
+        sql = _INSERTS[rows] = (
+            f"INSERT INTO audit_records (sequence, content, prev_digest, digest) VALUES {values}"
+        )
+    return sql
+
+
 _COLUMNS = "sequence, content, prev_digest, digest"
 # Rows read per query: a reader holds the connection's lock for one page at a time.
 _PAGE = 500
@@ -114,13 +138,17 @@ class SQLiteAuditStore:
                 try:
                     sequence, digest = self._head(connection)
                     if contents:
-                        rows = []
+                        # The chain is sealed here, in one pass, inside the transaction that
+                        # read the head: a writer in another process cannot fork it.
+                        rows: list[object] = []
                         for content in contents:
                             sequence += 1
                             previous = digest
                             digest = chain_digest(sequence, previous, content)
-                            rows.append((sequence, content, previous, digest))
-                        connection.executemany(_INSERT, rows)
+                            rows += (sequence, content, previous, digest)
+                        for start in range(0, len(rows), 4 * _CHUNK):
+                            chunk = rows[start : start + 4 * _CHUNK]
+                            connection.execute(_insert(len(chunk) // 4), chunk)
                         connection.execute(
                             "INSERT INTO audit_head (id, sequence, digest) VALUES (1, ?, ?) "
                             "ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, "
@@ -156,10 +184,11 @@ class SQLiteAuditStore:
         where = ["sequence > ?"]
         parameters: list[Any] = []
         if selected.since is not None:
-            where.append("at >= ?")
+            where.append("json_extract(content, '$.at') >= ?")
             parameters.append(format_time(selected.since))
         if selected.kinds:
-            where.append(f"kind IN ({', '.join('?' * len(selected.kinds))})")
+            marks = ", ".join("?" * len(selected.kinds))
+            where.append(f"json_extract(content, '$.kind') IN ({marks})")
             parameters.extend(sorted(selected.kinds))
         sql = (
             f"SELECT {_COLUMNS} FROM audit_records WHERE {' AND '.join(where)} "
@@ -285,6 +314,11 @@ class SQLiteAuditStore:
                     if statement.strip():
                         connection.execute(statement)
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            elif version not in _READABLE_SCHEMAS:
+                raise AuditStoreError(
+                    f"{self.path} holds audit schema {version}, which this nucleo does not "
+                    "read; configure another path"
+                )
             connection.execute("COMMIT")
         except BaseException:
             if connection.in_transaction:

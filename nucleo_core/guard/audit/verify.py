@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from nucleo_core.guard.audit.records import GENESIS_DIGEST, chain_digest
 
 __all__ = ["StoredRow", "VerifyReport", "verify_chain"]
 
 
-@dataclass(frozen=True, slots=True)
-class StoredRow:
-    """One record as a store holds it.
+class StoredRow(NamedTuple):
+    """One record as a store holds it (a tuple: one is made per record a memory store keeps).
 
     Attributes:
         sequence: Its sequence number.
@@ -75,16 +75,24 @@ class VerifyReport:
         }
 
 
-def verify_chain(rows: Iterable[StoredRow], head: tuple[int, str] | None) -> VerifyReport:
+def verify_chain(
+    rows: Iterable[StoredRow],
+    head: tuple[int, str] | None,
+    *,
+    floor: tuple[int, str] = (0, GENESIS_DIGEST),
+) -> VerifyReport:
     """Check ``rows`` (in sequence order) against each other and against ``head``.
 
     Args:
         rows: Every record of the log, ordered by sequence number.
         head: The head's sequence number and digest; ``None`` for a log never written.
+        floor: The sequence number and digest of the last record no longer kept, for a
+            store that keeps only its latest records (`MemoryAuditStore` with
+            ``max_records``): the rows must follow it.
     """
     head_sequence, head_digest = head if head is not None else (0, GENESIS_DIGEST)
-    expected = 1
-    previous = GENESIS_DIGEST
+    expected = floor[0] + 1
+    previous = floor[1]
     checked = 0
 
     def bad(sequence: int, problem: str) -> VerifyReport:

@@ -143,7 +143,7 @@ def test_a_durable_record_is_in_the_file_when_record_returns(tmp_path: Path) -> 
     log.record(AuditEvent(kind="permission", tool="t", decision="confirm"))
     log.record(AuditEvent(kind="call_start", tool="t"), durable=True)
     with sqlite3.connect(path) as other:
-        kinds = [row[0] for row in other.execute("SELECT kind FROM audit_records ORDER BY 1")]
+        kinds = [row[0] for row in other.execute("SELECT kind FROM audit_view ORDER BY 1")]
     other.close()
     assert sorted(kinds) == ["call_start", "permission"]
     log.close()
