@@ -489,3 +489,104 @@ def test_a_grant_the_rules_no_longer_admit_is_refused_on_resume_and_its_call_doe
     assert not admission.granted
     assert admission.reason == "no wires this quarter"
     assert store.get(paused.value.approvals[0].id).status == "approved"  # never claimed
+
+
+def stepwise_answer(request: ModelRequest) -> ModelResponse:
+    """The root delegates; its sub-thinker wires bob, then (once told) eve, then reports."""
+    results = [b for b in request.messages[-1].content if isinstance(b, ToolResultBlock)]
+    if "sub-thinker" not in (request.system or ""):
+        if results:
+            text = "Done." if not results[0].is_error else "Failed."
+            return ModelResponse(content=(TextBlock(text=text),), stop_reason=StopReason.END_TURN)
+        use = ToolUseBlock(id="d", name="sub_thinker", input={"objective": "Pay bob, then eve."})
+        return ModelResponse(content=(use,), stop_reason=StopReason.TOOL_USE)
+    told = [
+        b.tool_use_id for m in request.messages for b in m.content if isinstance(b, ToolResultBlock)
+    ]
+    if not told:
+        use = ToolUseBlock(id="w1", name="wire_money", input={"to": "bob", "amount": 50})
+    elif told == ["w1"]:
+        use = ToolUseBlock(id="w2", name="wire_money", input={"to": "eve", "amount": 7})
+    else:
+        return ModelResponse(
+            content=(TextBlock(text=SUB_ANSWER % "paid bob and eve"),),
+            stop_reason=StopReason.END_TURN,
+        )
+    return ModelResponse(content=(use,), stop_reason=StopReason.TOOL_USE)
+
+
+def test_a_sub_thinker_that_pauses_again_after_resume_pauses_the_root_again(
+    conversations: ConversationService,
+) -> None:
+    """Resumed, the sub-thinker's next confirm call pauses the root again; the third run ends."""
+    store = MemoryApprovalStore()
+
+    def stepwise() -> Treasurer:
+        thinker, _ = treasurer(conversations, store)
+        thinker.client = ScriptedModel(stepwise_answer)
+        return thinker
+
+    with pytest.raises(RunPaused) as first:
+        asyncio.run(stepwise().run("Pay.", conversation_id="conv", durable=True))
+    (bob,) = first.value.approvals
+    store.approve(bob.id)
+    with pytest.raises(RunPaused) as second:
+        asyncio.run(stepwise().resume("conv"))
+    (eve,) = second.value.approvals
+    assert (eve.arguments["to"], eve.conversation_id) == ("eve", "conv")
+    assert WIRED == ["bob 50"]
+    store.approve(eve.id)
+    last = stepwise()
+    assert asyncio.run(last.resume("conv")) == "Done."
+    assert WIRED == ["bob 50", "eve 7"]  # each once
+    stored = conversations.open("conv", durable=True)
+    assert [m.role for m in stored.messages] == ["user", "assistant", "user", "assistant"]
+    (result,) = [b for b in stored.messages[2].content if isinstance(b, ToolResultBlock)]
+    assert (result.tool_use_id, result.is_error) == ("d", False)
+    conversations.close(stored)
+    assert conversations.list_ids() == ["conv"]
+
+
+def delegated_grant_answer(request: ModelRequest) -> ModelResponse:
+    """The root delegates; its sub-thinker asks for wire_money, then calls it, then reports."""
+    results = [b for b in request.messages[-1].content if isinstance(b, ToolResultBlock)]
+    if "sub-thinker" not in (request.system or ""):
+        if results:
+            return ModelResponse(
+                content=(TextBlock(text="Done."),), stop_reason=StopReason.END_TURN
+            )
+        use = ToolUseBlock(id="d", name="sub_thinker", input={"objective": "Pay acme."})
+        return ModelResponse(content=(use,), stop_reason=StopReason.TOOL_USE)
+    if not results:
+        use = ToolUseBlock(id="r", name="request_tools", input={"tools": ["wire_money"]})
+    elif results[0].tool_use_id == "r":
+        use = ToolUseBlock(id="w", name="wire_money", input={"to": "acme", "amount": 120})
+    else:
+        return ModelResponse(
+            content=(TextBlock(text=SUB_ANSWER % results[0].content),),
+            stop_reason=StopReason.END_TURN,
+        )
+    return ModelResponse(content=(use,), stop_reason=StopReason.TOOL_USE)
+
+
+def test_a_tool_a_sub_thinker_was_granted_before_the_pause_runs_inside_it_after_resume(
+    conversations: ConversationService,
+) -> None:
+    """The sub-thinker's own grant is kept with its paused turn and admitted again on resume."""
+    store = MemoryApprovalStore()
+
+    def delegating_clerk(hub: ToolHub | None = None) -> Clerk:
+        thinker, _ = clerk(conversations, store, hub)
+        thinker.client = ScriptedModel(delegated_grant_answer)
+        return thinker
+
+    with pytest.raises(RunPaused) as paused:
+        asyncio.run(delegating_clerk().run("Pay.", conversation_id="conv", durable=True))
+    (approval,) = paused.value.approvals
+    assert approval.thinker == "nucleo_core.thinking.sub_thinker.SubThinker"
+    store.approve(approval.id)
+    hub = ToolHub(guard=PermissionPolicy())
+    assert asyncio.run(delegating_clerk(hub).resume("conv")) == "Done."
+    assert WIRED == ["acme 120"]
+    regranted = [e for e in hub.admission_record if e.name == "wire_money"]
+    assert [(e.thinker_class, e.granted) for e in regranted] == [("SubThinker", True)]
