@@ -260,7 +260,7 @@ class ToolExecution:
                 if isinstance(ready, CallOutcome):
                     self._finish(index, ready)
                     continue
-                trace = self._traces.get(index)
+                trace = self._traces.get(index) if self._traces else None
                 task = asyncio.create_task(
                     self._run_call(index, call, ready, semaphore),
                     name=f"nucleo-tool-{call.id}",
@@ -386,7 +386,7 @@ class ToolExecution:
         name = ready.provider.name
         record = self._durable.decided.get(call.id) if self._durable is not None else None
         if record is not None:  # a resumed call whose approval was given
-            if (trace := self._traces.get(index)) is not None:
+            if self._traces and (trace := self._traces.get(index)) is not None:
                 trace.approval_resolved(record)
             refused = self._approved(call, ready, record)
             if refused is not None:
@@ -525,7 +525,8 @@ class ToolExecution:
         approval_id = uuid.uuid4().hex
         if audit is not None:
             audit.approval_requested(call, provider, approval_id, durable=pausable)
-        if (trace := self._traces.get(index)) is not None:
+        trace = self._traces.get(index) if self._traces else None
+        if trace is not None:
             trace.approval_requested(approval_id, durable=pausable)
         approval = await ask_approver(approver, request) if approver is not None else None
         if trace is not None:
@@ -607,7 +608,7 @@ class ToolExecution:
                 ready.permission if ready is not None else None,
                 internal=index in self._internal,
             )
-        if (trace := self._traces.pop(index, None)) is not None:
+        if self._traces and (trace := self._traces.pop(index, None)) is not None:
             cleared = self._cleared.get(index)
             provider = cleared.provider if cleared is not None else outcome.call.provider
             trace.finished(outcome, provider, cleared.permission if cleared else None)

@@ -185,9 +185,14 @@ class LLMCall(Generic[AnswerT]):
             # Any client's answer, in a shape the handler, the conversation and the next request
             # can rely on: a malformed tool use is refused for that call, never for the run.
             try:
-                response = await self._complete(client, seat, request)
+                answered = await (
+                    client.complete(request)
+                    if self.observer is None
+                    else self._observed(self.observer, client, seat, request)
+                )
             except (ModelRequestRejected, ModelServerError) as refused:
                 raise _with_context_hint(refused, seat) from refused
+            response = well_formed(answered)
             usage = usage + response.usage
             if response.stop_reason is StopReason.MAX_TOKENS and budget < seat.max_output_tokens:
                 budget = min(budget * 2, seat.max_output_tokens)
@@ -213,13 +218,10 @@ class LLMCall(Generic[AnswerT]):
                 escalations=escalations,
             )
 
-    async def _complete(
-        self, client: ModelClient, seat: ModelEntry, request: ModelRequest
+    async def _observed(
+        self, observer: RunObserver, client: ModelClient, seat: ModelEntry, request: ModelRequest
     ) -> ModelResponse:
-        """One request, its answer made well formed; told to the observer when there is one."""
-        observer = self.observer
-        if observer is None:
-            return well_formed(await client.complete(request))
+        """One request, told to ``observer``: sent, then answered (well formed) or failed."""
         chat = observer.chat_started(seat, request)
         try:
             response = well_formed(await client.complete(request))
