@@ -409,6 +409,8 @@ def test_the_docs_examples_are_what_the_commands_print(tmp_path: Path) -> None:
     environment = clean_environment({**PLAIN, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
     environment.pop("TICKETS_TOKEN", None)
     environment["NUCLEO_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    # The pins of the docs' servers are kept with the test, not in the docs' folder.
+    environment["NUCLEO_MCP_PINS"] = str(tmp_path / "mcp_pins.sqlite3")
     for folder, line, text in blocks:
         where = f"docs/mcp.md:{line}"
         commands = list(console_commands(text))
