@@ -320,6 +320,9 @@ def create_app(service: ApiService) -> FastAPI:
         """
         record = await asyncio.to_thread(_decide, approval_id, body, who)
         result = await executions.settle(record)
+        if result is not None:  # the call ran or was refused: show the approval as it is now
+            now = await asyncio.to_thread(executions.approvals.get, record.id)
+            record = now if now is not None else record
         return ApprovalDecided(approval=_approval_view(record), execution=result)
 
     @app.get("/api/audit", tags=["audit"], responses=_errors(401, 422))
@@ -448,7 +451,7 @@ def create_app(service: ApiService) -> FastAPI:
         return record
 
     def _record_decision(record: ApprovalRecord, who: str) -> None:
-        log = service.hub.audit
+        log = service.audit_log
         if log is None:
             return
         from nucleo_core.guard.audit.events import AuditEvent

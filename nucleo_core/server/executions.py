@@ -107,7 +107,7 @@ class Executions:
             if provider.name not in system_wide:  # those are in every palette already
                 self.caller.add_tool(provider)
         self.caller.reconcile_tool_registry()
-        self._hub = hub
+        self._log: AuditLog | None = _log_of(hub)
         self._approvals = approvals
         self._expiry = expiry
         # Results of the settled executions this process ran, by approval id: a second ask
@@ -133,7 +133,7 @@ class Executions:
             ApiError: 403 the guard denied it; 404 it is not available now; 422 its input
                 does not fit (the message a model would read).
         """
-        call = ToolCall(id=f"api_{uuid.uuid4().hex}", name=provider.name, raw_input=arguments)
+        call = self._resolved(f"api_{uuid.uuid4().hex}", provider.name, arguments)
         decided: list[PermissionDecision] = []
         execution = self._execution(call, identity, DurableApprovals(pausable=True), decided)
         report = await execution.run()
@@ -193,7 +193,7 @@ class Executions:
             fresh = self._approvals.get(record.id) or record
             if fresh.status_at() == "pending":
                 return None
-            call = ToolCall(id=fresh.call_id, name=fresh.tool, raw_input=dict(fresh.arguments))
+            call = self._resolved(fresh.call_id, fresh.tool, dict(fresh.arguments))
             durable = DurableApprovals(decided={call.id: fresh}, store=self._approvals)
             decided: list[PermissionDecision] = []
             execution = self._execution(call, fresh.requested_by, durable, decided)
@@ -201,6 +201,40 @@ class Executions:
             result = _answer(report.outcomes[0], None, decided, refusal_raises=False, record=fresh)
             self._settled[record.id] = result
             return result
+
+    def _resolved(self, call_id: str, name: str, arguments: Mapping[str, Any]) -> ToolCall:
+        """The call as a model's answer's parser resolves one against the palette.
+
+        The door reuses this parse only when it was made against the very provider the name
+        resolves to at the call; the audit record names the tool of a refused call too.
+        """
+        from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, tool_input
+
+        provider = self.caller.registry.available(name)
+        if exceeds(arguments):
+            problem = (
+                f"input: nests objects and arrays more than {MAX_JSON_DEPTH} levels deep; send "
+                f"a JSON object nested at most {MAX_JSON_DEPTH} levels deep"
+            )
+            return ToolCall(
+                id=call_id,
+                name=name,
+                raw_input=tool_input(arguments),
+                provider=provider,
+                error=InvalidToolInput(name, [problem]),
+                input_problem=problem,
+            )
+        if provider is None:
+            return ToolCall(id=call_id, name=name, raw_input=arguments)
+        try:
+            parsed = provider.parse_input(arguments)
+        except Exception as exc:  # a provider may break its contract; the call is still kept
+            if not isinstance(exc, InvalidToolInput):
+                exc = InvalidToolInput(provider.name, ["input: could not be validated"])
+            return ToolCall(
+                id=call_id, name=name, raw_input=arguments, provider=provider, error=exc
+            )
+        return ToolCall(id=call_id, name=name, raw_input=arguments, input=parsed, provider=provider)
 
     def _execution(
         self,
@@ -224,9 +258,13 @@ class Executions:
             parent=caller,
             registry=caller.registry,
             approver=None,  # nobody approves inline over HTTP: confirm waits, durably
-            audit=_call_audit(self._hub.audit, identity),
+            audit=_call_audit(self._log, identity),
             durable=durable,
         )
+
+
+def _log_of(hub: ToolHub) -> AuditLog | None:
+    return hub.audit
 
 
 def _call_audit(log: AuditLog | None, identity: str) -> CallAudit | None:

@@ -13,6 +13,7 @@ from nucleo_core.server.settings import ServerSettings
 
 if TYPE_CHECKING:
     from nucleo_core.guard.approval_store import ApprovalStore
+    from nucleo_core.guard.audit import AuditLog
     from nucleo_core.hub import ThinkerBase, ToolHub
     from nucleo_core.server.token import ApiToken
     from nucleo_core.tools import ToolProvider
@@ -28,6 +29,7 @@ class ApiService:
     """
 
     hub: ToolHub
+    audit_log: AuditLog | None
     catalog: ServedCatalog
     executions: Executions
     audit: AuditReader
@@ -75,7 +77,13 @@ class ApiService:
             hub=hub,
             catalog=catalog,
             executions=executions,
-            audit=AuditReader(hub.audit, stream_seconds=settings.stream_seconds),
+            audit_log=_log_of(hub),
+            audit=AuditReader(_log_of(hub), stream_seconds=settings.stream_seconds),
             token=token,
             settings=settings,
         )
+
+
+def _log_of(hub: ToolHub) -> AuditLog | None:
+    """The hub's audit log (``None`` where a hub keeps none)."""
+    return hub.audit
