@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeAlias
 
 from nucleo_core.search.errors import ToolRecordError
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.spec import ToolSpec
 
-__all__ = ["ToolRecord", "read_records"]
+__all__ = ["ToolRecord", "iter_records", "read_records"]
 
 #: What a `ToolIndex` accepts for one tool.
 ToolRecord: TypeAlias = "ToolSpec | ToolProvider | Mapping[str, Any]"
@@ -25,6 +25,15 @@ def read_records(records: Iterable[ToolRecord]) -> list[ToolSpec]:
     """Every record as a `ToolSpec`, all checked before any is returned.
 
     Raises:
+        ToolRecordError: As `iter_records`.
+    """
+    return list(iter_records(records))
+
+
+def iter_records(records: Iterable[ToolRecord]) -> Iterator[ToolSpec]:
+    """Each record as a `ToolSpec`, checked as it is reached (so work can follow each one).
+
+    Raises:
         ToolRecordError: A record is not a spec, a provider or a mapping; a mapping lacks a
             usable ``name``; its ``description`` is not text; its schema is not an object.
             Also when two records of the batch share a name (which one should win is
@@ -34,7 +43,6 @@ def read_records(records: Iterable[ToolRecord]) -> list[ToolSpec]:
         raise ToolRecordError(
             0, None, "pass a list (or other iterable) of tools, not a single tool or text"
         )
-    specs: list[ToolSpec] = []
     seen: dict[str, int] = {}
     for position, record in enumerate(records):
         spec = _read(position, record)
@@ -46,8 +54,7 @@ def read_records(records: Iterable[ToolRecord]) -> list[ToolSpec]:
                 "pass each name once",
             )
         seen[spec.name] = position
-        specs.append(spec)
-    return specs
+        yield spec
 
 
 def _read(position: int, record: object) -> ToolSpec:

@@ -265,6 +265,26 @@ def test_a_bad_batch_changes_nothing(catalog: ToolIndex) -> None:
     assert index.search("unheardof") == []
 
 
+def test_a_batch_failing_late_leaves_every_score_as_it_was() -> None:
+    """Records indexed before a bad one (a replacement too) leave no trace in any score."""
+    index = ToolIndex(CATALOG)
+    untouched = ToolIndex(CATALOG)
+    first = CATALOG[0]["name"]
+    batch = [
+        record(first, "Replaced text about invoices and invoices."),
+        *(record(f"filler_{n}", "Invoices, invoices, receipts and reports.") for n in range(30)),
+        {"name": 7},
+    ]
+    with pytest.raises(ToolRecordError):
+        index.add(batch)
+    assert index.names() == untouched.names()
+    assert index.spec(first) == untouched.spec(first)
+    for query in ("invoices", "send an email", "pull request", first):
+        assert [(h.name, h.score) for h in index.search(query, 10)] == [
+            (h.name, h.score) for h in untouched.search(query, 10)
+        ]
+
+
 def test_adding_a_name_again_replaces_the_tool() -> None:
     """Re-adding a tool (its description changed) replaces it: one entry, the new text."""
     index = ToolIndex([record("notes", "Keep shopping lists.")])
