@@ -47,8 +47,10 @@ def plugins(as_json: bool, strict: bool) -> None:
     One row per entry point in nucleo.tools (tool packs), nucleo.skills (skilljars) and
     nucleo.plugins (hooks): its name, group, distribution and version, and its status:
     loaded (with what it contributed), failed (with the reason), blocked, disabled or
-    duplicate (with why); then a line naming nucleo's builtin plugins (builtin:NAME, switched
-    off by NUCLEO_PLUGINS_BLOCK). NUCLEO_DISABLE_PLUGIN_AUTOLOAD, NUCLEO_PLUGINS_ALLOW and
+    duplicate (with why). A pack that brings plugins of its own (the llm bridge's llm
+    packs) has a row per plugin right below it, in the same form; --strict fails on them
+    too. Then a line naming nucleo's builtin plugins (builtin:NAME, switched off by
+    NUCLEO_PLUGINS_BLOCK). NUCLEO_DISABLE_PLUGIN_AUTOLOAD, NUCLEO_PLUGINS_ALLOW and
     NUCLEO_PLUGINS_BLOCK select plugins here as in any process.
     """
     host = loaded_hub(warn_about_plugins=False).plugins
@@ -65,7 +67,7 @@ def plugins(as_json: bool, strict: bool) -> None:
     else:
         _print_plugin_table(records)
         _print_builtins(host.builtins)
-    failed = [record.plugin for record in records if _failed(record)]
+    failed = [plugin for record in records for plugin in _failed(record)]
     if strict and failed:
         raise CommandError(f"{render.counted(len(failed), 'plugin')} failed: {', '.join(failed)}")
 
@@ -101,33 +103,51 @@ def plugin_summary(record: PluginRecord) -> dict[str, Any]:
         "error": record.error,
         "note": record.note,
         "hook_errors": list(record.hook_errors),
+        "subplugins": [plugin_summary(subplugin) for subplugin in record.subplugins],
     }
 
 
-def _failed(record: PluginRecord) -> bool:
-    return record.status == "failed" or bool(record.hook_errors)
+def _failed(record: PluginRecord) -> Iterator[str]:
+    """The names of ``record``'s plugin and sub-plugins that failed, or had a hook fail."""
+    if record.status == "failed" or record.hook_errors:
+        yield record.plugin
+    for subplugin in record.subplugins:
+        yield from _failed(subplugin)
 
 
 def _print_plugin_table(records: Sequence[PluginRecord]) -> None:
+
+    rows = []
+    for record in records:
+        rows.append(_row(record, record.name))
+        # A pack's own plugins (an llm pack under the llm bridge) right below it.
+        rows += [_row(subplugin, f"└ {subplugin.name}") for subplugin in record.subplugins]
+    render.print_grouped_table(_COLUMNS, [(None, rows)])
+    click.echo()
+    click.echo(f"{render.counted(len(records), 'entry point')}: {_tally(records)}.")
+    subplugins = [subplugin for record in records for subplugin in record.subplugins]
+    if subplugins:
+        counted = render.counted(len(subplugins), "plugin")
+        click.echo(f"{counted} brought by them: {_tally(subplugins)}.")
+
+
+def _row(record: PluginRecord, name: str) -> list[Text]:
     from rich.text import Text
 
-    rows = [
-        [
-            Text(record.name),
-            Text(record.group or "(registered)"),
-            Text(shipped_by(record) or "(unknown)"),
-            Text(record.status, style=_STATUS_STYLES.get(record.status, "")),
-            _details(record),
-        ]
-        for record in records
+    return [
+        Text(name),
+        Text(record.group or "(registered)"),
+        Text(shipped_by(record) or "(unknown)"),
+        Text(record.status, style=_STATUS_STYLES.get(record.status, "")),
+        _details(record),
     ]
-    render.print_grouped_table(_COLUMNS, [(None, rows)])
+
+
+def _tally(records: Sequence[PluginRecord]) -> str:
     counts = dict.fromkeys(get_args(PluginStatus), 0)
     for record in records:
         counts[record.status] += 1
-    tally = ", ".join(f"{count} {status}" for status, count in counts.items() if count)
-    click.echo()
-    click.echo(f"{render.counted(len(records), 'entry point')}: {tally}.")
+    return ", ".join(f"{count} {status}" for status, count in counts.items() if count)
 
 
 def _details(record: PluginRecord) -> Text:
@@ -139,7 +159,12 @@ def _details(record: PluginRecord) -> Text:
         lines.append((record.error, "red"))
     if record.note is not None:
         lines.append((record.note, ""))
-    lines += [(line, "") for line in _contributions(record.contributed)]
+    # A pack's tools that its sub-plugins brought are listed on their rows, not twice.
+    theirs = {entry for subplugin in record.subplugins for entry in subplugin.contributed}
+    own = [entry for entry in record.contributed if entry not in theirs]
+    lines += [(line, "") for line in _contributions(own)]
+    if record.subplugins:
+        lines.append((f"plugins of its own: {len(record.subplugins)} (below)", ""))
     lines += [(error, "red") for error in record.hook_errors]
     if not lines and record.status == "loaded":
         lines.append(("nothing", ""))

@@ -25,6 +25,7 @@ from nucleo_core.plugins.errors import PluginError
 from nucleo_core.plugins.failures import import_failure
 from nucleo_core.plugins.host import PluginHost
 from nucleo_core.plugins.markers import PROJECT_NAME, hookimpl, hookspec
+from nucleo_core.plugins.pack_result import ToolPackResult
 from nucleo_core.plugins.record import PluginRecord, PluginStatus
 from nucleo_core.plugins.verdict import Verdict
 
@@ -46,6 +47,7 @@ __all__ = [
     "PluginStatus",
     "SkillPackage",
     "SkillSource",
+    "ToolPackResult",
     "Verdict",
     "hookimpl",
     "hookspec",

@@ -7,6 +7,8 @@ from types import ModuleType
 
 from nucleo_core.plugins._inspection import HookScan
 from nucleo_core.plugins._validation import TOOLS_EXPECTED, WrongType, as_provider, tools_from
+from nucleo_core.plugins.pack_result import ToolPackResult
+from nucleo_core.plugins.record import PluginRecord
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.scan import tools_in_module
 from nucleo_core.tools.tool import Tool
@@ -26,11 +28,13 @@ class Contribution:
         tools: The tools it brings, in order.
         skill_package: The dotted name of the package of skill folders it names, if any.
         registers_hooks: Whether the object is to be registered as a hook plugin.
+        subplugins: The records of the plugins of its own a `ToolPackResult` reported.
     """
 
     tools: tuple[ToolProvider, ...] = ()
     skill_package: str | None = None
     registers_hooks: bool = False
+    subplugins: tuple[PluginRecord, ...] = ()
 
 
 def _describe(subject: object) -> str:
@@ -59,18 +63,22 @@ def _tools(subject: object, value: str, scan: HookScan) -> Contribution:
             "expected a module, a tool, a tool provider or a callable returning tools, "
             f"got {_describe(subject)}"
         )
+    subplugins: tuple[PluginRecord, ...] = ()
     try:
         result = subject()
+        if isinstance(result, ToolPackResult):  # tools, and the plugins it brought them from
+            subplugins = result.subplugins
+            result = result.tools
         # A provider class (or a factory of one provider) is a callable returning a provider.
         providers = [result] if isinstance(result, ToolProvider) else tools_from(result)
     except WrongType as exc:
-        expected = f"a tool provider or {TOOLS_EXPECTED}"
+        expected = f"a tool provider, a ToolPackResult or {TOOLS_EXPECTED}"
         raise ContributionFailure(
             f"returned the wrong type from {value}: expected {expected}, got {exc.got}"
         ) from exc
     except Exception as exc:
         raise ContributionFailure(f"raised in {value}: {type(exc).__name__}: {exc}") from exc
-    return Contribution(tools=tuple(providers))
+    return Contribution(tools=tuple(providers), subplugins=subplugins)
 
 
 def _skills(subject: object, scan: HookScan) -> Contribution:
@@ -89,7 +97,8 @@ def contribution_of(group: str, subject: object, value: str, scan: HookScan) -> 
 
     * ``nucleo.tools``: a module brings the tools it defines itself and is a hook plugin too;
       a provider, ``@tool`` class or ``@tool`` function brings itself; any other callable is
-      called and must return a provider or an iterable of tools.
+      called and must return a provider, an iterable of tools, or a `ToolPackResult` (its
+      tools, and a record of each plugin of its own it brought them from).
     * ``nucleo.skills``: an object implementing ``nucleo_*`` hooks is a hook plugin; otherwise
       it must be a package, whose skill folders the skills layer reads.
     * ``nucleo.plugins``: a hook plugin, which must implement at least one hook.

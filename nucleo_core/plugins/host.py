@@ -374,12 +374,15 @@ class PluginHost:
 
             return self._fail(record, import_failure(point, exc), exc)
 
+        subplugins: list[PluginRecord] = []
+
         def contribute(scan: HookScan) -> tuple[str, ...]:
             try:
                 contribution = contribution_of(point.group, loaded, point.value, scan)
             except ContributionFailure as exc:
                 raise _Failure(str(exc)) from exc.__cause__
             contributed = [f"tool: {provider.name}" for provider in contribution.tools]
+            subplugins.extend(contribution.subplugins)
             if contribution.registers_hooks:
                 contributed.extend(self._register_hooks(loaded, record.plugin, scan))
             self._tools.extend(
@@ -401,7 +404,26 @@ class PluginHost:
                 contributed.append(f"skills package: {package}")
             return tuple(contributed)
 
-        return self._take_in(record, loaded, contribute)
+        taken = self._take_in(record, loaded, contribute)
+        if taken.status == "loaded" and subplugins:
+            taken = self._with_subplugins(taken, tuple(subplugins))
+        return taken
+
+    def _with_subplugins(
+        self, record: PluginRecord, subplugins: tuple[PluginRecord, ...]
+    ) -> PluginRecord:
+        """Keep a loaded pack's sub-plugin records on its record (lock held).
+
+        A failed sub-plugin leaves the pack loaded (its other sub-plugins' tools are in);
+        a strict host raises for it, as for any plugin that failed.
+        """
+        index = self._index[record.plugin]
+        record = self._records[index] = dataclasses.replace(record, subplugins=subplugins)
+        for subplugin in subplugins:
+            if subplugin.status == "failed" and self.strict:
+                reason = f"{subplugin.plugin}: {subplugin.error}"
+                raise PluginError(record.plugin, record.distribution, reason)
+        return record
 
     def _hooks_only(self, plugin: object, name: str, scan: HookScan) -> tuple[str, ...]:
         if not scan.is_hook_plugin:

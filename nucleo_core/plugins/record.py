@@ -34,6 +34,9 @@ class PluginRecord:
         hook_errors: Failures of its hooks after it loaded (a hook that raised, or returned
             the wrong type), each recorded once, oldest first. It stays loaded: its other
             answers still count, and an admission hook that fails refuses.
+        subplugins: The plugins of another ecosystem it loaded itself and brought tools from
+            (the ``llm`` bridge's ``llm`` packs), each with what became of it, as its
+            ``nucleo.tools`` callable reported them in a `ToolPackResult`; empty for most.
     """
 
     name: str
@@ -46,6 +49,7 @@ class PluginRecord:
     error: str | None = None
     note: str | None = None
     hook_errors: tuple[str, ...] = ()
+    subplugins: tuple[PluginRecord, ...] = ()
 
     @property
     def plugin(self) -> str:

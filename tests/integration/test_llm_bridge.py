@@ -544,6 +544,51 @@ emit({record.name: [record.status, record.error] for record in bridge.records})
     assert records["llm_tools_sqlite"] == ["loaded", None]
 
 
+def test_nucleo_plugins_lists_every_llm_pack_under_the_bridge_a_broken_one_with_its_fix(
+    broken_venv: Venv, project: Path
+) -> None:
+    """`nucleo plugins --json` has a record per llm pack under the bridge; the broken one failed."""
+    done = nucleo(broken_venv, "plugins", "--json", cwd=project)
+    bridge = next(record for record in json.loads(done.stdout) if record["name"] == "llm")
+    assert (bridge["status"], bridge["distribution"]) == ("loaded", "nucleo-tools-llm")
+    packs = {record["distribution"]: record for record in bridge["subplugins"]}
+    assert set(packs) == {*PACKS, "llm-tools-broken"}
+    broken = packs.pop("llm-tools-broken")
+    assert (broken["group"], broken["name"], broken["status"], broken["version"]) == (
+        "llm",
+        "llm_tools_broken",
+        "failed",
+        "0.3.1",
+    )
+    assert broken["error"] == "missing dependency: llm_absent_dependency"
+    assert "pip install --force-reinstall llm-tools-broken" in broken["note"]
+    assert all(record["status"] == "loaded" for record in packs.values()), packs
+    assert "tool: SQLite_query" in packs["llm-tools-sqlite"]["contributed"]
+    assert "tool: simple_eval" in packs["llm-tools-simpleeval"]["contributed"]
+
+
+def test_nucleo_plugins_strict_fails_naming_the_broken_llm_pack(
+    broken_venv: Venv, project: Path
+) -> None:
+    """`nucleo plugins --strict` shows the packs' rows, then exits 2 naming the broken pack."""
+    script = broken_venv.root / "bin" / "nucleo"
+    command = [script] if script.exists() else [broken_venv.python, "-I", "-m", "nucleo_core.cli"]
+    done = subprocess.run(
+        [*map(os.fspath, command), "plugins", "--strict"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+        env=clean_environment({"COLUMNS": "200"}),
+        cwd=project,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Error: 1 plugin failed: llm:llm_tools_broken" in done.stderr
+    broken = next(line for line in done.stdout.splitlines() if "llm_tools_broken" in line)
+    assert "failed" in broken
+    assert "missing dependency: llm_absent_dependency" in broken
+
+
 def test_strict_makes_a_broken_llm_pack_fail_the_bridge(broken_venv: Venv, project: Path) -> None:
     """With ``strict = true`` the bridge's own record fails, naming the broken llm pack."""
     config = project / "nucleo.toml"

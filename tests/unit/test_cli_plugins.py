@@ -308,6 +308,7 @@ def test_plugins_json_has_one_object_per_record_with_stable_keys(site: Any) -> N
         "error",
         "note",
         "hook_errors",
+        "subplugins",
     ]
     assert listed["acme-weather"] == {
         "name": "acme-weather",
@@ -320,6 +321,7 @@ def test_plugins_json_has_one_object_per_record_with_stable_keys(site: Any) -> N
         "error": None,
         "note": None,
         "hook_errors": [],
+        "subplugins": [],
     }
     assert listed["acme-radar"]["status"] == "failed"
     assert listed["acme-radar"]["error"] == "missing dependency: cliplug_radar_sdk"
@@ -1134,3 +1136,67 @@ def test_catalog_at_60_and_80_columns_shows_every_name_whole(
     assert result.exit_code == 0, result.output
     names = ["note", "request_tools", "request_skill", "current_weather", "weather-report"]
     assert_whole(result.output, width, [*names, "storm-warning"])
+
+
+# -- a pack that brings plugins of its own (the llm bridge's shape) ---------------------------
+
+BRIDGE_PACK = """
+from nucleo_core import tool
+from nucleo_core.plugins import PluginRecord, ToolPackResult
+
+
+@tool(read_only=True, risk="low")
+def shout(text: str) -> str:
+    "Say it louder."
+    return text.upper()
+
+
+def bridged():
+    return ToolPackResult(
+        tools=[shout],
+        subplugins=[
+            PluginRecord(
+                name="broken_pack", group="other", value="broken_pack",
+                distribution="other-broken", version="0.1", status="failed",
+                error="missing dependency: absent_sdk",
+            ),
+            PluginRecord(
+                name="good_pack", group="other", value="good_pack", distribution="other-good",
+                version="1.0", status="loaded", contributed=("tool: shout",),
+            ),
+        ],
+    )
+"""
+
+
+def install_bridge_pack(site: Any) -> None:
+    site.distribution(
+        "acme-bridge",
+        {"nucleo.tools": {"acme-bridge": "cliplug_bridge:bridged"}},
+        modules={"cliplug_bridge": BRIDGE_PACK},
+    )
+
+
+def test_plugins_lists_a_packs_own_plugins_right_below_it(site: Any) -> None:
+    """Each plugin a pack brought is a row under it: the broken one failed with its reason."""
+    install_bridge_pack(site)
+    result = run("plugins")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    pack = next(i for i, line in enumerate(lines) if line.startswith("acme-bridge"))
+    assert "plugins of its own: 2 (below)" in "\n".join(lines[pack : pack + 3])
+    broken = row(result.output, "└")
+    assert broken.split()[1:6] == ["broken_pack", "other", "other-broken", "0.1", "failed"]
+    assert lines.index(broken) > pack
+    assert "missing dependency: absent_sdk" in broken
+    good = next(line for line in lines if line.split()[:2] == ["└", "good_pack"])
+    assert "tool: shout" in good
+    assert "2 plugins brought by them: 1 loaded, 1 failed." in result.stdout
+
+
+def test_plugins_strict_fails_on_a_packs_broken_plugin_naming_it(site: Any) -> None:
+    """`--strict` counts a pack's failed plugin as a failed plugin, by its own name."""
+    install_bridge_pack(site)
+    result = run("plugins", "--strict")
+    assert result.exit_code == 2
+    assert result.stderr == "Error: 1 plugin failed: other:broken_pack\n"

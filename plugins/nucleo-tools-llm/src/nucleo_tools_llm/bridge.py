@@ -7,7 +7,8 @@ plugin manager of its own, and calls its ``register_tools`` with a ``register`` 
 what ``llm``'s takes (a function, an ``llm.Tool``, an ``llm.Toolbox`` subclass, and an
 optional ``name``). A plugin that fails to import, whose hook is invalid or raises, is recorded
 as failed with the reason nucleo gives for any broken plugin, logged, and skipped; the others
-are still bridged.
+are still bridged. The records go back to nucleo with the tools (`ToolPackResult`), so each
+``llm`` plugin is a row under the bridge in ``nucleo plugins``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,7 @@ from dataclasses import dataclass
 from typing import Any, final
 
 from nucleo_core import PluginError, PluginRecord
-from nucleo_core.plugins import import_failure
-from nucleo_core.tools import ToolProvider
+from nucleo_core.plugins import ToolPackResult, import_failure
 from nucleo_tools_llm.config import LLMConfig, discover_config, normalized_name
 from nucleo_tools_llm.provider import (
     LLMToolProvider,
@@ -218,7 +218,7 @@ class LLMBridge:
         return record
 
     def _fail(self, record: PluginRecord, reason: str, cause: Exception) -> PluginRecord:
-        failed = dataclasses.replace(record, status="failed", error=reason)
+        failed = dataclasses.replace(record, status="failed", error=reason, note=_fix(record))
         logger.warning("plugin %s (%s) was not loaded: %s", record.plugin, _shipped(record), reason)
         if self.config.strict:
             raise PluginError(record.plugin, record.distribution, reason) from cause
@@ -406,6 +406,17 @@ def _toolbox_left_out(records: Iterable[PluginRecord], toolbox: str) -> bool:
     )
 
 
+def _fix(record: PluginRecord) -> str:
+    """What to do about a broken ``llm`` plugin, for its record; the others are bridged."""
+    shipped = record.distribution
+    if shipped is None:
+        return f"fix or remove the llm plugin {record.name}; the other llm plugins are bridged"
+    return (
+        f"reinstall {shipped} with its dependencies (pip install --force-reinstall {shipped}) "
+        f"or uninstall it (pip uninstall {shipped}); the other llm plugins are bridged"
+    )
+
+
 def _shipped(record: PluginRecord) -> str:
     return " ".join(part for part in (record.distribution, record.version) if part) or (
         "no known distribution"
@@ -416,11 +427,14 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def llm_tools() -> list[ToolProvider]:
-    """The ``nucleo.tools`` entry point: a provider per tool of the installed ``llm`` plugins.
+def llm_tools() -> ToolPackResult:
+    """The ``nucleo.tools`` entry point: the tools of the installed ``llm`` plugins.
 
-    The configuration is read from the working directory (`discover_config`). A broken plugin
-    is logged and skipped; with ``strict = true`` it raises `PluginError`, and nucleo records
-    the whole bridge as failed.
+    Returns a `ToolPackResult`: a provider per bridged tool, and the `PluginRecord` of each
+    ``llm`` plugin met (group ``llm``), so ``nucleo plugins`` lists every ``llm`` pack under
+    the bridge, a broken one with its reason. The configuration is read from the working
+    directory (`discover_config`). A broken plugin is also logged and skipped; with
+    ``strict = true`` it raises `PluginError`, and nucleo records the whole bridge as failed.
     """
-    return list(LLMBridge().load().providers)
+    bridge = LLMBridge().load()
+    return ToolPackResult(tools=bridge.providers, subplugins=bridge.records)
