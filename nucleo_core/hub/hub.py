@@ -291,6 +291,8 @@ class ToolHub:
         A guardrail that crashed is recorded as a ``failure`` as well, with what it raised
         (for the developer only).
         """
+        if self.observer is not None:
+            self.observer.admission(thinker, event, kind)
         from nucleo_core.guard.audit.events import AuditEvent, DeveloperDetails
         from nucleo_core.hub._audit import requester_of
 
