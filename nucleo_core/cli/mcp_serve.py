@@ -180,8 +180,8 @@ def _serve(
     gateway = Gateway(hub, thinker_class, profile, approvals=store, version=__version__)
     try:
         asyncio.run(run_gateway(gateway, configs, http=http, host=host, port=port, token=token))
-    except KeyboardInterrupt:
-        pass  # an interrupted HTTP gateway: everything is closed on the way out
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass  # stopped by a signal: every server was closed on the way out
     finally:
         store.close()
         if hub.audit is not None:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from nucleo_core.gateway.identity import ClientIdentity
     from nucleo_core.guard.approval_store import ApprovalStore
     from nucleo_core.guard.approvals import ApprovalRequest, Approver
+    from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.thinking.execution import CallOutcome
     from nucleo_core.thinking.tool_call import ToolCall
@@ -290,7 +291,7 @@ class GatewayClient:
             return None
 
     def _call_audit(self) -> Any:
-        log = self._hub.audit
+        log: AuditLog | None = self._hub.audit
         if log is None:
             return None
         from nucleo_core.hub._audit import requester_of

@@ -10,7 +10,9 @@ flight when the client left is cancelled, upstream included.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
@@ -113,6 +115,7 @@ async def run_gateway(
         await bind_servers(gateway, configs, stack)
         server = gateway.server()
         if not http:
+            _stop_on_signals(stack)
             await _serve_stdio(server)
             return
         if token is None:
@@ -153,6 +156,25 @@ async def _serve_http(
         await uvicorn.Server(config).serve(sockets=[listener])
     finally:
         listener.close()
+
+
+def _stop_on_signals(stack: AsyncExitStack) -> None:
+    """SIGTERM or SIGINT cancels the gateway, so that its servers are closed on the way out.
+
+    A client that stops its stdio server with a signal (as SDK clients do when it does not
+    exit on its own) must not leave the upstream servers running: they run in process groups
+    of their own, which only the gateway's closing stops.
+    """
+    task = asyncio.current_task()
+    if task is None:
+        return
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(number, task.cancel)
+        except (NotImplementedError, RuntimeError):  # not the main thread, or no signals
+            continue
+        stack.callback(loop.remove_signal_handler, number)
 
 
 def _to_stderr(line: str) -> None:

@@ -10,7 +10,6 @@ installed console script), and `gateway_http` runs it over streamable HTTP on 12
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -268,6 +267,9 @@ def gateway_http(profile: str, project: Path, *more: str, **env: str) -> Iterato
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(10)
+        reader.join(30)
+        if process.stderr is not None:
+            process.stderr.close()
 
 
 def descendants(pid: int) -> set[int]:
@@ -297,6 +299,3 @@ def wait_until(predicate: Any, timeout: float = 30.0, what: str = "the condition
     while not predicate():
         assert time.monotonic() < deadline, f"{what} did not hold within {timeout:g} s"
         time.sleep(0.05)
-
-
-_ = os  # the environment helpers above read os through clean_environment
