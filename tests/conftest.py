@@ -8,6 +8,7 @@ builds pydantic models and JSON schemas, which is slow once and fast afterwards;
 import importlib.util
 import os
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -45,13 +46,17 @@ def _no_plugin_switches_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _mcp_pins_of_the_test_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _mcp_pins_of_the_test_alone(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Give each test (and the processes it starts) a pin store of its own.
 
     MCP tool definitions are pinned by server id; tests reuse ids for different servers, which
-    a store shared across the suite would rightly quarantine.
+    a store shared across the suite would rightly quarantine. The file is outside the test's
+    ``tmp_path``, and created only if the test pins something.
     """
-    monkeypatch.setenv("NUCLEO_MCP_PINS", str(tmp_path / "mcp_pins.sqlite3"))
+    store = tmp_path_factory.getbasetemp() / "mcp-pins" / f"{uuid.uuid4().hex}.sqlite3"
+    monkeypatch.setenv("NUCLEO_MCP_PINS", str(store))
 
 
 def _plugin_site_module() -> ModuleType:

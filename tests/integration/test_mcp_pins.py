@@ -272,7 +272,7 @@ def project(tmp_path: Path, spec: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     """A project whose pyproject.toml configures the pinned server; pins in its .nucleo."""
     # In-process checks read the project's store, as the console script (whose environment
     # has no NUCLEO_ variables) does.
-    monkeypatch.delenv(PINS_ENVIRONMENT_VARIABLE)
+    monkeypatch.delenv(PINS_ENVIRONMENT_VARIABLE, raising=False)
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "pyproject.toml").write_text(

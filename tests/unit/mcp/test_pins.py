@@ -323,7 +323,7 @@ def test_the_store_is_in_the_project_s_nucleo_folder_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without configuration, pins go to .nucleo/mcp_pins.sqlite3 of the config's project."""
-    monkeypatch.delenv(PINS_ENVIRONMENT_VARIABLE)
+    monkeypatch.delenv(PINS_ENVIRONMENT_VARIABLE, raising=False)
     (tmp_path / "pyproject.toml").write_text("")
     (config,) = servers_from_mapping(
         {"servers": {"s": {"command": "x"}}}, origin="test", base_dir=tmp_path
@@ -335,7 +335,7 @@ def test_pin_store_is_read_relative_to_the_configuration_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A table-level pin_store applies to every server; a server's own wins."""
-    monkeypatch.delenv(PINS_ENVIRONMENT_VARIABLE)
+    monkeypatch.delenv(PINS_ENVIRONMENT_VARIABLE, raising=False)
     shared, own = servers_from_mapping(
         {
             "pin_store": "state/pins.db",
