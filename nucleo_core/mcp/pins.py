@@ -428,6 +428,10 @@ class PinStore:
                     continue
                 if pin is None and (first or new_tools == "allow"):
                     self._write_pin(db, server, tool, digest, definition, now)
+                    # Held as new while new_tools said "quarantine": allowed now, not held.
+                    db.execute(
+                        "DELETE FROM quarantine WHERE server = ? AND tool = ?", (server, tool)
+                    )
                     pins[tool] = Pin(
                         server=server,
                         tool=tool,

@@ -229,6 +229,15 @@ def test_a_new_tool_on_a_known_server_follows_new_tools(store: PinStore) -> None
     assert len(store.check("dict", [LOOKUP, CONVERT, other], new_tools="quarantine").allowed) == 3
 
 
+def test_a_new_tool_held_is_released_when_new_tools_allows_it(store: PinStore) -> None:
+    """Switching ``new_tools`` to ``allow`` pins a held new tool and clears its quarantine."""
+    store.check("dict", [LOOKUP])
+    store.check("dict", [LOOKUP, CONVERT], new_tools="quarantine")
+    assert [q.tool for q in store.quarantined("dict")] == ["convert"]
+    assert store.check("dict", [LOOKUP, CONVERT], new_tools="allow").new == ("convert",)
+    assert store.quarantined("dict") == ()
+
+
 def test_a_server_first_seen_with_no_tools_is_known_afterwards(store: PinStore) -> None:
     """A server cannot dodge review by listing nothing first and its tools later."""
     assert store.check("dict", []).first
