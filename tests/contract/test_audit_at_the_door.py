@@ -2,21 +2,23 @@
 
 A hub given an `AuditLog` (``ToolHub(audit=...)``) writes each admission and, for every call,
 its permission decision, its approval, its start and its finish, in the order they happen,
-chained; a ``notify``- or ``confirm``-level call's start is stored before its tool runs.
+chained; a ``notify``- or ``confirm``-level call's start is stored before its tool runs. A hub
+given none keeps a log in memory, and its `admission_record` is read back from the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from _loop_kit import Define, Ledger, Lookup, answer, call, calls, make
 from pydantic import BaseModel
 
-from nucleo_core import Tool, ToolHub, ToolSelector, tool
+from nucleo_core import ThinkerBase, Tool, ToolHub, ToolSelector, tool
 from nucleo_core.guard import PermissionPolicy
 from nucleo_core.guard.approvals import Approval, ApprovalRequest
-from nucleo_core.guard.audit import AuditLog, AuditRecord, MemoryAuditStore
+from nucleo_core.guard.audit import AuditLog, AuditRecord, MemoryAuditStore, SQLiteAuditStore
 from nucleo_core.hub import REQUEST_TOOLS
 from nucleo_core.models import ToolResultBlock
 from nucleo_core.testing import ScriptedModel
@@ -168,3 +170,65 @@ def test_arguments_are_digested_not_kept() -> None:
     mine = [r for r in records if r.call_id == "c1"]
     assert all(r.arguments_digest for r in mine)
     assert not any("private-value" in r.content for r in records)
+
+
+# -- admission_record, a view of the log --------------------------------------------------------
+
+
+class Asker(ThinkerBase):
+    """A thinker whose catalog holds define only."""
+
+    @classmethod
+    def declare_compatible_tools(cls) -> ToolSelector:
+        return ToolSelector.of([Define])
+
+
+def test_a_plain_hub_audits_to_memory_and_admission_record_reads_its_log() -> None:
+    """ToolHub() keeps a memory log; admission_record is its grant, refusal and revocation."""
+    hub = ToolHub()
+    thinker = Asker(hub=hub)
+    hub.admit_tool(thinker, "define")
+    hub.admit_tool(thinker, "nope")
+    hub.record_revocation(thinker, "define", "the task changed")
+    assert isinstance(hub.audit.store, MemoryAuditStore)
+    records = [r for r in hub.audit.read() if r.kind in ("grant", "refusal", "revocation")]
+    assert [(r.kind, r.tool) for r in records] == [
+        ("grant", "define"),
+        ("refusal", "nope"),
+        ("revocation", "define"),
+    ]
+    events = hub.admission_record
+    assert [(e.name, e.granted, e.at) for e in events] == [
+        ("define", True, records[0].at),
+        ("nope", False, records[1].at),
+        ("define", False, records[2].at),
+    ]
+    assert {(e.thinker_class, e.thinker, e.kind) for e in events} == {
+        ("Asker", repr(thinker), "tool")
+    }
+    (revoked,) = events[2].outcomes
+    assert revoked.guardrail == "revocation"
+    assert revoked.verdict is not None
+    assert revoked.verdict.reason == "the task changed"
+    assert events[1].outcomes[0].guardrail == "catalog"
+    assert hub.audit.verify().ok
+
+
+def test_hubs_sharing_a_sqlite_log_each_see_their_own_admissions(tmp_path: Path) -> None:
+    """Two hubs on one file: each admission_record holds its own; the file holds both."""
+    path = tmp_path / "audit.sqlite3"
+    first_log, second_log = AuditLog.open(path), AuditLog.open(path)
+    first, second = ToolHub(audit=first_log), ToolHub(audit=second_log)
+    first.admit_tool(Asker(hub=first), "define")
+    second.admit_tool(Asker(hub=second), "nope")
+    assert [(e.name, e.granted) for e in first.admission_record] == [("define", True)]
+    assert [(e.name, e.granted) for e in second.admission_record] == [("nope", False)]
+    first_log.close()
+    second_log.close()
+    reader = SQLiteAuditStore(path, create=False)
+    assert sorted((r.kind, r.tool) for r in reader.read()) == [
+        ("grant", "define"),
+        ("refusal", "nope"),
+    ]
+    assert reader.verify().ok
+    reader.close()

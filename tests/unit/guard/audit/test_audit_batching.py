@@ -1,0 +1,193 @@
+"""The audit's cheap paths: call records written from kept parts, batches, bounded memory, schema 1.
+
+The call door writes a call's start and finish from parts it keeps per tool instead of through
+an `AuditEvent`; those records must be exactly what an event would have made. A memory store
+keeps a bounded window whose chain still verifies; a SQLite file of the first schema (filter
+columns generated in the table) is still read, appended to and verified.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nucleo_core import tool
+from nucleo_core.guard.audit import (
+    AuditEvent,
+    AuditLog,
+    AuditQuery,
+    MemoryAuditStore,
+    SQLiteAuditStore,
+)
+from nucleo_core.guard.audit.records import content_parts
+from nucleo_core.guard.permission import PermissionDecision
+from nucleo_core.hub._audit import requester_of
+from nucleo_core.models import ToolResultBlock
+from nucleo_core.plugins.decision import Decision
+from nucleo_core.thinking._execution_audit import CallAudit
+from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
+from nucleo_core.thinking.tool_call import ToolCall
+from nucleo_core.tools.providers import provider_for
+
+
+@tool(name="send_note", risk="medium")
+def send_note(to: str, text: str) -> str:
+    """Send a note."""
+    return "sent"
+
+
+@tool(name="peek", read_only=True)
+def peek(key: str) -> str:
+    """Peek at a key (no declared risk)."""
+    return key
+
+
+class Asker:
+    """A thinker stand-in: the requester of the records."""
+
+
+def _event_of(record: Any) -> AuditEvent:
+    """The event the record would have been written from."""
+    return AuditEvent(
+        kind=record.kind,
+        requester=record.requester,
+        tool=record.tool,
+        source=record.source,
+        risk=record.risk,
+        rule=record.rule,
+        decision=record.decision,
+        outcome=record.outcome,
+        reason=record.reason,
+        call_id=record.call_id,
+        duration=record.duration,
+        arguments_digest=record.arguments_digest,
+    )
+
+
+@pytest.mark.parametrize(
+    ("subject", "decision", "status", "content"),
+    [
+        (send_note, "notify", CallStatus.OK, "sent"),
+        (send_note, "auto", CallStatus.TIMEOUT, 'too slow: "quoted" \\ and ünïcode\n'),
+        (peek, None, CallStatus.OK, "k"),
+        (peek, "confirm", CallStatus.REFUSED, "not approved"),
+    ],
+)
+def test_call_records_written_from_parts_are_what_an_event_would_write(
+    subject: Any, decision: str | None, status: CallStatus, content: str
+) -> None:
+    """A call's start and finish written by the call door equal content_parts of their events."""
+    log = AuditLog(MemoryAuditStore())
+    audit = CallAudit(log, requester_of(Asker()))
+    provider = provider_for(subject)
+    call = ToolCall(id='call-"1"', name=provider.name, raw_input={"to": "ana", "text": "hé"})
+    decided = (
+        None
+        if decision is None
+        else PermissionDecision(decision=Decision(decision), reason="", decided_by="rule:x")
+    )
+    result = ToolResultBlock(tool_use_id=call.id, content=content, is_error=False)
+    audit.started(call, provider, decided)
+    audit.finished(
+        CallOutcome(call=call, status=status, result=result, duration=0.25), provider, decided
+    )
+    records = list(log.read())
+    assert [record.kind for record in records] == ["call_start", "call_finish"]
+    for record in records:
+        head, tail = content_parts(_event_of(record), record.arguments_digest, None)
+        assert record.content == head + json.loads(record.content)["at"] + tail
+    assert records[0].rule == ("rule:x" if decided else None)
+    assert records[1].reason == (None if status is CallStatus.OK else content)
+    assert log.verify().ok
+
+
+def test_a_memory_log_stores_with_no_writer_thread_and_reads_see_every_record() -> None:
+    """Records to a memory log are read back at once, and no writer thread is started."""
+    writers = sum(t.name == "nucleo-audit-writer" for t in threading.enumerate())
+    log = AuditLog(MemoryAuditStore(), batch_size=3)
+    for number in range(7):
+        log.record(AuditEvent(kind="grant", tool=f"t{number}"))
+    assert sum(t.name == "nucleo-audit-writer" for t in threading.enumerate()) <= writers
+    assert [record.tool for record in log.read()] == [f"t{n}" for n in range(7)]
+    assert log.verify().ok
+
+
+def test_a_bounded_memory_store_keeps_the_latest_records_and_still_verifies() -> None:
+    """max_records forgets the oldest records; numbering goes on and the window verifies."""
+    store = MemoryAuditStore(max_records=5)
+    log = AuditLog(store, batch_size=2)
+    for number in range(12):
+        log.record(AuditEvent(kind="grant", tool=f"t{number}"))
+    records = list(log.read())
+    assert [record.sequence for record in records] == list(range(8, 13))
+    assert [record.tool for record in records] == [f"t{n}" for n in range(7, 12)]
+    assert store.forgotten == 7
+    report = log.verify()
+    assert report.ok, report
+    assert (report.records, report.head_sequence) == (5, 12)
+    first = store.rows[0]
+    store.rows[0] = first._replace(content=first.content.replace("t7", "t0"))
+    assert log.verify().first_bad_sequence == 8
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True])
+def test_a_memory_store_bound_must_be_a_positive_number(bad: Any) -> None:
+    """max_records of zero, negative, fractional or boolean is refused, naming the argument."""
+    with pytest.raises(ValueError, match="max_records"):
+        MemoryAuditStore(max_records=bad)
+
+
+SCHEMA_1 = """
+CREATE TABLE audit_records (
+    sequence INTEGER PRIMARY KEY,
+    content TEXT NOT NULL,
+    prev_digest TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    at TEXT GENERATED ALWAYS AS (json_extract(content, '$.at')) VIRTUAL,
+    kind TEXT GENERATED ALWAYS AS (json_extract(content, '$.kind')) VIRTUAL
+);
+CREATE TABLE audit_head (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    sequence INTEGER NOT NULL,
+    digest TEXT NOT NULL
+);
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_file_of_schema_1_is_read_appended_to_and_verified(tmp_path: Path) -> None:
+    """A file written by the first schema keeps working: its records, new ones, one chain."""
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(SCHEMA_1)
+    connection.close()
+    log = AuditLog(SQLiteAuditStore(path))
+    log.record(AuditEvent(kind="grant", tool="a"))
+    log.record(AuditEvent(kind="refusal", tool="b"))
+    log.close()
+    store = SQLiteAuditStore(path, create=False)
+    assert [r.tool for r in store.read(AuditQuery(kinds=frozenset({"refusal"})))] == ["b"]
+    assert store.verify().ok
+    store.close()
+    with sqlite3.connect(path) as connection:
+        kinds = [row[0] for row in connection.execute("SELECT kind FROM audit_records")]
+        (version,) = connection.execute("PRAGMA user_version").fetchone()
+    connection.close()
+    assert (kinds, version) == (["grant", "refusal"], 1)
+
+
+def test_a_new_file_offers_the_filter_columns_as_a_view(tmp_path: Path) -> None:
+    """audit_view gives each record's time, kind, tool, source and requester as columns."""
+    path = tmp_path / "new.sqlite3"
+    log = AuditLog(SQLiteAuditStore(path))
+    log.record(AuditEvent(kind="call_start", tool="peek", source="native:x.peek"))
+    log.close()
+    with sqlite3.connect(path) as connection:
+        row = connection.execute("SELECT sequence, kind, tool, source FROM audit_view").fetchone()
+    connection.close()
+    assert row == (1, "call_start", "peek", "native:x.peek")
