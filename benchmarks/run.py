@@ -35,7 +35,10 @@ Sections:
         `AuditLog` add to one auto call on the full call path (target <= 15 us, amortized);
     (l) `ToolIndex`: building an index of 5,000 tools, a query over 20,000, widening and
         narrowing that catalog by one tool next to a rebuild, and retrieval quality against
-        plain BM25 on the development set (benchmarks/data/tool_retrieval.json).
+        plain BM25 on the development set (benchmarks/data/tool_retrieval.json);
+    (m) one MCP tool call through ``nucleo mcp serve`` (the gateway: door, guard, audit, pool)
+        against the same call made directly to the upstream server with the SDK's ``Client``
+        (target <= 1.5x: two hops against one).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from importlib import metadata
 
 from bench_calls import run_calls_section
 from bench_exchange import run_exchange_section
+from bench_gateway import run_gateway_section
 from bench_guard import run_guard_section
 from bench_harness import NOT_JUDGED, Verdict, print_heading
 from bench_imports import run_imports_section
@@ -125,8 +129,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--search-rounds", type=_positive, default=7, help="interleaved timed rounds in (l)"
     )
     parser.add_argument(
+        "--gateway-calls", type=_positive, default=200, help="calls per path per block in (m)"
+    )
+    parser.add_argument("--gateway-rounds", type=_positive, default=7, help="blocks in (m)")
+    parser.add_argument(
         "--sections",
-        default="abcdefghijkl",
+        default="abcdefghijklm",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -152,6 +160,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.mcp_calls, arguments.mcp_rounds = 30, 3
         arguments.search_rounds = 2
         arguments.guard_calls = 200
+        arguments.gateway_calls, arguments.gateway_rounds = 30, 3
     return arguments
 
 
@@ -250,6 +259,13 @@ def main(argv: list[str] | None = None) -> int:
         plan.append(("k", lambda: run_guard_section(arguments.guard_calls, arguments.call_rounds)))
     if "l" in sections:
         plan.append(("l", lambda: run_search_section(rounds=arguments.search_rounds)))
+    if "m" in sections:
+        plan.append(
+            (
+                "m",
+                lambda: run_gateway_section(arguments.gateway_calls, arguments.gateway_rounds),
+            )
+        )
     for name, measure in plan:
         verdicts += _run_section(name, measure, arguments.repeats)
     _print_summary(verdicts)
