@@ -314,6 +314,22 @@ def test_grants_and_refusals_of_admission_are_events_of_the_call_that_asked(
     assert refusal["nucleo.admission.rules"] == ("tool rule Rule for define",)
 
 
+def test_an_admission_outside_any_run_gets_a_span_of_its_own(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """A grant asked for in code, outside a run, is still traced: a nucleo.admission span."""
+    lead = make(Lead, ScriptedModel(), hub=traced_hub(exporter))
+    lead.reconcile_tool_registry()
+
+    assert lead.request_tools(["archive"]).granted == ("archive",)
+
+    (span,) = spans_of(exporter)
+    assert span.name == "nucleo.admission"
+    ((name, grant),) = events(span)
+    assert name == "nucleo.grant"
+    assert grant["gen_ai.tool.name"] == "archive"
+
+
 CONTENT_KEYS = {
     "gen_ai.input.messages",
     "gen_ai.output.messages",
