@@ -159,6 +159,8 @@ class _Delegation(Tool[SubThinkerRequest, SubThinkerOutput]):
             state = DelegationState(exc.conversation_id, sub.read_only, exc.approvals)
             raise DelegationPaused(state) from None
         except NotPaused as exc:  # resumed: its answer was given, but not kept by the parent
+            if resumed is None:
+                raise
             raise CorrectableError(
                 "The sub-thinker's run was resumed after a stop, but the answer it gave then "
                 "was not kept; what it ran is not run again. Delegate again if you still need "

@@ -207,6 +207,12 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         Then one results message answers every tool use of the paused answer, in order, the
         results of the calls that ran before the pause included, and the loop goes on.
 
+        The tools ``request_tools`` granted before the pause are asked for again first,
+        through admission (a grant the rules no longer admit is refused, on the record, and
+        its call with it). A ``sub_thinker`` call whose sub-thinker paused continues that
+        sub-thinker's run (its approvals are among those to decide, listed on the root's
+        `RunPaused`); its answer is the call's result.
+
         Raises:
             RunPaused: Some approval is still pending (nothing ran), or the run paused again.
             NotPaused: The conversation has no paused turn (it was never paused, or it was
@@ -438,14 +444,11 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             raise self._pause(context, execution, report)
 
     def _call_audit(self) -> CallAudit | None:
-        """This turn's writer of the call records, when the hub keeps an audit log."""
-        log = self._hub.audit
-        if log is None:
-            return None
+        """This turn's writer of the call records, to the hub's audit log (it always has one)."""
         from nucleo_core.hub._audit import requester_of
         from nucleo_core.thinking._execution_audit import CallAudit
 
-        return CallAudit(log, requester_of(self))
+        return CallAudit(self._hub.audit, requester_of(self))
 
     def context_budget(self) -> int:
         """Tokens the conversation may hold before it is compacted.
