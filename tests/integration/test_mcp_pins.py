@@ -22,7 +22,10 @@ import pytest
 from _installed_venv import clean_environment
 from _mcp_harness import (
     SERVERS,
+    Generalist,
+    Listed,
     no_child_left_behind,  # noqa: F401  # a fixture, used through pytestmark
+    palette,
 )
 
 from nucleo_core import ToolHub, run_tool
@@ -155,6 +158,21 @@ def test_a_changed_schema_or_annotations_is_caught_too(
         (held,) = servers.quarantined("dict")
         assert (held.tool, held.fields) == (tool, fields)
         assert shown in held.diff
+
+
+def test_a_quarantined_tool_is_in_no_palette_and_no_catalog(spec: Path, store: PinStore) -> None:
+    """Whether a server's tools go to every palette or to listed catalogs, the tool is not there."""
+    first_start(spec, store)
+    publish(spec, lookup_description=RUG_PULL)
+    everywhere = ToolHub()
+    with MCPServers([config(spec)], pins=store).connect_to_hub(everywhere):
+        shown = palette(Generalist(hub=everywhere))
+        assert "convert" in shown
+        assert "lookup" not in shown
+    listed = ToolHub()
+    with MCPServers([config(spec, thinkers=(Listed,))], pins=store).connect_to_hub(listed):
+        catalog = [provider.name for provider in listed.compatible_catalog(Listed)]
+        assert catalog == ["convert", "report", "hinted", "reload"]
 
 
 def test_accepting_in_code_offers_the_tool_at_once(spec: Path, store: PinStore) -> None:

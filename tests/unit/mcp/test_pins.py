@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from nucleo_core.mcp import MCPServerConfig, servers_from_mapping
 from nucleo_core.mcp.errors import MCPConfigError, MCPPinError, MCPPinStoreError
 from nucleo_core.mcp.pins import (
     PINS_ENVIRONMENT_VARIABLE,
+    PinCheck,
     PinStore,
     canonical_json,
     definition_diff,
@@ -261,6 +263,31 @@ def test_a_descriptor_without_a_name_is_passed_on_for_the_caller_to_report(
     nameless = {"inputSchema": {"type": "object"}}
     assert store.check("dict", [nameless, LOOKUP]).allowed == (nameless, LOOKUP)
     assert [p.tool for p in store.pins()] == ["lookup"]
+
+
+def test_two_processes_checking_a_first_listing_at_once_agree_on_one_pin(
+    store: PinStore,
+) -> None:
+    """The first listing is decided once: a second writer sees the pin and checks against it."""
+    start = threading.Barrier(2)
+    results: dict[str, PinCheck] = {}
+
+    def check(description: str) -> None:
+        mine = PinStore(store.path)  # a connection of its own, as another process has
+        start.wait()
+        results[description] = mine.check("dict", [{**LOOKUP, "description": description}])
+
+    threads = [threading.Thread(target=check, args=(text,)) for text in ("one", "two")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(result.first for result in results.values()) == [False, True]
+    loser = next(result for result in results.values() if not result.first)
+    assert [q.tool for q in loser.quarantined] == ["lookup"]
+    (pin,) = store.pins("dict")
+    winner = next(text for text, result in results.items() if result.first)
+    assert pin.definition["description"] == winner
 
 
 # -- failing closed ---------------------------------------------------------------------------
