@@ -141,7 +141,9 @@ def mcp(ctx: click.Context, as_json: bool) -> None:
     shows the server's id, its transport (the stdio command or the HTTP URL), its status, how
     many tools it lists, and its last error with the last line of its stderr. A server that
     does not start is shown, not fatal. Every server is stopped before the command ends.
-    `nucleo mcp tools SERVER` lists one server's tools.
+    `nucleo mcp tools SERVER` lists one server's tools. A tool whose definition changed since it
+    was pinned is withheld and shown below the table with its diff; `nucleo mcp pins` lists the
+    pins, and `nucleo mcp pins accept SERVER TOOL` accepts a reviewed definition.
     """
     if ctx.invoked_subcommand is not None:
         return  # the subcommand reads --json from this context
