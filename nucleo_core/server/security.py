@@ -19,13 +19,16 @@ from starlette.exceptions import HTTPException
 from nucleo_core.server.errors import ApiError
 from nucleo_core.server.token import ApiToken
 
-__all__ = ["SECURITY_HEADERS", "BodyLimit", "BodyTooLarge", "bearer_identity"]
+__all__ = ["DRAIN_LIMIT", "SECURITY_HEADERS", "BodyLimit", "BodyTooLarge", "bearer_identity"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: The largest refused body read to its end, so that its sender reads the 413 (16 MiB).
+DRAIN_LIMIT: Final = 16 * 1024 * 1024
 
 #: Sent with every answer.
 SECURITY_HEADERS: Final = (
@@ -75,6 +78,8 @@ class BodyLimit:
 
         declared = _content_length(scope)
         if declared is not None and declared > self.limit:
+            if declared <= DRAIN_LIMIT:
+                await _drain(receive, declared)
             await _answer_too_large(send_with_headers, self.limit)
             return
         received = 0
@@ -85,10 +90,27 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.limit:
+                    if message.get("more_body", False):
+                        await _drain(receive, DRAIN_LIMIT - received)
                     raise BodyTooLarge(self.limit)
             return message
 
         await self.app(scope, counted, send_with_headers)
+
+
+async def _drain(receive: Receive, budget: int) -> None:
+    """Read and drop the rest of a refused body, up to ``budget`` bytes.
+
+    A client still sending when the answer comes would see its connection reset instead of
+    the 413; past the budget, closing the connection is the cheaper answer.
+    """
+    while budget > 0:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        budget -= len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -112,7 +134,6 @@ async def _answer_too_large(send: Send, limit: int) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode("ascii")),
-                (b"connection", b"close"),
             ],
         }
     )
