@@ -292,6 +292,8 @@ class ReactiveThinker(Thinker[str, str]):
         self._context = context
         self._usage = Usage()
         self._tool_failures = []
+        observer = self._hub.observer  # tracing: the turn's run is current until it ends
+        run = None if observer is None else observer.run_started(self, context.id, resumed=False)
         answer: str | None = None
         error: BaseException | None = None
         reason: str | None = None
@@ -327,6 +329,8 @@ class ReactiveThinker(Thinker[str, str]):
             )
             self._transcript = render_transcript(context.messages)
             self.last_usage = self._usage
+            if run is not None:
+                run.ended(self._usage, error)
             self._context = None
             Thinker._leave_conversation(self)
             with self._turn_lock:
@@ -399,6 +403,7 @@ class ReactiveThinker(Thinker[str, str]):
             tool_choice="none",
             correction=self.correction,
             client=self.client,
+            observer=self._hub.observer,
         )
         result = await call.run()
         self.catalog = call.catalog

@@ -21,6 +21,8 @@ import pytest
 from _hub_kit import Rule
 from _loop_kit import Archive, Define, Lookup, WriteRecord, answer, call, calls, make
 from _loop_kit import is_sub_thinker_request as from_sub_thinker
+from _reactive_kit import Chat
+from _reactive_kit import make as make_reactive
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -312,6 +314,24 @@ def test_grants_and_refusals_of_admission_are_events_of_the_call_that_asked(
     assert refusal["nucleo.refusal.stage"] == "admission"
     assert refusal["nucleo.refusal.reason"] == "define is not for leads"
     assert refusal["nucleo.admission.rules"] == ("tool rule Rule for define",)
+
+
+def test_a_chat_turn_is_one_trace_too(exporter: InMemorySpanExporter) -> None:
+    """A ChatThinker's turn (its own run loop) is an invoke_agent span over its calls."""
+    model = ScriptedModel([calls(call("lookup", {"query": "tides"}, id="tides")), "High at six."])
+    chat = make_reactive(model, ":memory:", Chat)
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrument(chat.hub, tracer_provider=provider)
+
+    assert asyncio.run(chat.run("When is high tide?")) == "High at six."
+
+    spans = spans_of(exporter)
+    turn = one(spans, "invoke_agent Chat")
+    assert turn.parent is None
+    assert turn.attributes["nucleo.run.outcome"] == "answered"
+    assert children_of(turn, spans) == [*["chat scripted"] * 2, "execute_tool lookup"]
+    assert len(spans) == 4
 
 
 def test_an_admission_outside_any_run_gets_a_span_of_its_own(
