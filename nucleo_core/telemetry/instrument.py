@@ -24,12 +24,14 @@ def instrument(
     tracer_provider: TracerProvider | None = None,
     record_content: bool = False,
 ) -> OpenTelemetryObserver:
-    """Trace every run of ``hub``'s thinkers with OpenTelemetry, from their next run on.
+    """Trace every run of ``hub``'s thinkers with OpenTelemetry; call it before they run.
 
     Sets ``hub.observer`` to an `OpenTelemetryObserver`: each run becomes one trace of
     ``invoke_agent``, ``chat`` and ``execute_tool`` spans (a sub-thinker's run inside its
     ``sub_thinker`` call), with grants, refusals and approvals as span events. Until this is
     called nothing imports OpenTelemetry and each observed point costs one ``None`` check.
+    Each step reads ``hub.observer`` as it starts, so call it when the process starts: a run
+    already going when it is called has only its later model requests and tool calls traced.
 
     Args:
         hub: The hub whose thinkers are traced; `ToolHub.default` when ``None``. A
@@ -74,9 +76,9 @@ def instrument(
 
 
 def uninstrument(hub: ToolHub | None = None) -> None:
-    """Stop observing ``hub``'s thinkers (`ToolHub.default` when ``None``), from their next run.
+    """Stop observing ``hub``'s thinkers (`ToolHub.default` when ``None``).
 
-    A run in progress keeps its observer to its end, so its trace is whole.
+    From the next model request or tool call on; a run span already started still ends.
     """
     from nucleo_core.hub.hub import ToolHub
 
