@@ -48,7 +48,7 @@ from nucleo_core.mcp import (
     discover_servers,
 )
 from nucleo_core.mcp.errors import MISSING_SDK, MCPPinError, MCPPinStoreError
-from nucleo_core.mcp.pins import PinStore, Quarantine, pin_store_path, short_digest
+from nucleo_core.mcp.pins import PinStore, Quarantine, pin_store_path, printable, short_digest
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -562,7 +562,7 @@ def _print_quarantined(held: Sequence[Quarantine]) -> None:
     )
     for quarantine in held:
         click.echo()
-        click.echo(f"{quarantine.server}/{quarantine.tool}: {_why(quarantine)}")
+        click.echo(f"{quarantine.server}/{printable(quarantine.tool)}: {_why(quarantine)}")
         if quarantine.pinned_digest is not None:
             click.echo(
                 f"pinned {short_digest(quarantine.pinned_digest)}; now "

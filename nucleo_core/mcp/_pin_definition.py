@@ -20,6 +20,7 @@ __all__ = [
     "changed_fields",
     "definition_diff",
     "definition_digest",
+    "printable",
     "short_digest",
     "tool_definition",
 ]
@@ -104,6 +105,14 @@ def _pretty_lines(value: Any) -> list[str]:
         return [_escaped(json.dumps(line, ensure_ascii=False)) for line in value.split("\n")]
     pretty = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
     return _escaped(pretty).splitlines()
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print: control and format characters (newlines too) as escapes.
+
+    For a name a server chose (a tool's), shown in a message or a table.
+    """
+    return _escaped(text).replace("\n", "\\n")
 
 
 def _escaped(text: str) -> str:

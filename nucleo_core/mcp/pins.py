@@ -40,6 +40,7 @@ from nucleo_core.mcp._pin_definition import (
     changed_fields,
     definition_diff,
     definition_digest,
+    printable,
     short_digest,
     tool_definition,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "definition_diff",
     "definition_digest",
     "pin_store_path",
+    "printable",
     "short_digest",
     "tool_definition",
 ]
@@ -187,11 +189,12 @@ class Quarantine:
         """The command that accepts the published definition (once reviewed)."""
         import shlex
 
-        return shlex.join(["nucleo", "mcp", "pins", "accept", self.server, self.tool])
+        return shlex.join(["nucleo", "mcp", "pins", "accept", self.server, printable(self.tool)])
 
     def summary(self) -> str:
         """Why the tool is withheld, and how to release it, in one line."""
-        where = f"MCP server '{self.server}': tool '{self.tool}' is quarantined"
+        # The tool's name is the server's choice: printed escaped, as its definition is.
+        where = f"MCP server '{self.server}': tool '{printable(self.tool)}' is quarantined"
         if self.reason == "unverified":
             return (
                 f"{where}: the pin store {self.store} cannot be read, so its definition cannot "

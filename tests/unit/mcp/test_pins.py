@@ -123,6 +123,16 @@ def test_the_diff_escapes_what_could_rewrite_a_terminal() -> None:
     assert '+"ok\\u001b[2J\\u202eevil\\u200b\\u009b"' in diff
 
 
+def test_a_tool_name_a_server_chose_is_printed_escaped(store: PinStore) -> None:
+    """A name with an escape sequence cannot reach the terminal raw through a quarantine report."""
+    named = {**CONVERT, "name": "convert\x1b]0;pwned\x07"}
+    store.check("dict", [named])
+    (held,) = store.check("dict", [{**named, "description": "changed"}]).quarantined
+    assert "\x1b" not in held.summary()
+    assert "\x07" not in held.summary()
+    assert "convert\\u001b]0;pwned\\u0007" in held.summary()
+
+
 def test_a_new_tool_diffs_against_nothing_and_an_absent_field_is_named() -> None:
     """Every field of a tool never pinned is an addition; a field dropped is said to be absent."""
     assert definition_diff(None, CONVERT).splitlines()[:2] == [
