@@ -7,6 +7,7 @@ tests/integration/test_approval_durability.py; these pin the rules one by one.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -590,3 +591,59 @@ def test_a_tool_a_sub_thinker_was_granted_before_the_pause_runs_inside_it_after_
     assert WIRED == ["acme 120"]
     regranted = [e for e in hub.admission_record if e.name == "wire_money"]
     assert [(e.thinker_class, e.granted) for e in regranted] == [("SubThinker", True)]
+
+
+def only_delegating_answer(request: ModelRequest) -> ModelResponse:
+    """The root only delegates; its sub-thinker wires bob, then reports."""
+    results = [b for b in request.messages[-1].content if isinstance(b, ToolResultBlock)]
+    if "sub-thinker" in (request.system or ""):
+        if results:
+            return ModelResponse(
+                content=(TextBlock(text=SUB_ANSWER % results[0].content),),
+                stop_reason=StopReason.END_TURN,
+            )
+        use = ToolUseBlock(id="w", name="wire_money", input={"to": "bob", "amount": 50})
+    elif results:
+        return ModelResponse(content=(TextBlock(text="Done."),), stop_reason=StopReason.END_TURN)
+    else:
+        use = ToolUseBlock(id="d", name="sub_thinker", input={"objective": "Pay bob."})
+    return ModelResponse(content=(use,), stop_reason=StopReason.TOOL_USE)
+
+
+def test_nucleo_resume_resumes_the_root_class_when_only_a_sub_thinker_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`nucleo resume` builds the root's class, kept with the paused turn, not SubThinker."""
+    from click.testing import CliRunner
+
+    from nucleo_core.cli.app import nucleo
+    from nucleo_core.guard.approval_store import SQLiteApprovalStore
+    from nucleo_core.testing import override_client
+
+    path = tmp_path / "conversations.sqlite3"
+    monkeypatch.setenv("NUCLEO_CONVERSATIONS", str(path))
+    monkeypatch.setenv("NUCLEO_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("NUCLEO_APPROVALS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    store = SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
+    with ConversationService(path) as service:
+        thinker, _ = treasurer(service, MemoryApprovalStore())
+        thinker.approvals = store
+        thinker.client = ScriptedModel(only_delegating_answer)
+        with pytest.raises(RunPaused) as paused:
+            asyncio.run(thinker.run("Pay bob.", conversation_id="conv", durable=True))
+    (approval,) = paused.value.approvals
+    assert approval.thinker == "nucleo_core.thinking.sub_thinker.SubThinker"
+    store.approve(approval.id)
+    store.close()
+
+    model = ScriptedModel(only_delegating_answer)
+    with override_client(model):
+        result = CliRunner().invoke(
+            nucleo, ["resume", "conv", "--model", "anthropic:any", "--json"], env={"NO_COLOR": "1"}
+        )
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    assert printed["thinker"] == f"{Treasurer.__module__}.Treasurer"
+    assert printed["answer"] == "Done."
+    assert WIRED == ["bob 50"]
