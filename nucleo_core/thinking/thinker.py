@@ -444,14 +444,11 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             raise self._pause(context, execution, report)
 
     def _call_audit(self) -> CallAudit | None:
-        """This turn's writer of the call records, when the hub keeps an audit log."""
-        log = self._hub.audit
-        if log is None:
-            return None
+        """This turn's writer of the call records, to the hub's audit log (it always has one)."""
         from nucleo_core.hub._audit import requester_of
         from nucleo_core.thinking._execution_audit import CallAudit
 
-        return CallAudit(log, requester_of(self))
+        return CallAudit(self._hub.audit, requester_of(self))
 
     def context_budget(self) -> int:
         """Tokens the conversation may hold before it is compacted.

@@ -1,12 +1,17 @@
 """`AuditLog`: the front the hub and the call door record through.
 
-`AuditLog.record` is cheap: it stamps the event with the time, digests its arguments and
-queues it; a writer thread seals and stores the queue in batches (every ``flush_interval``
-seconds, or as soon as ``batch_size`` records wait), one transaction per batch and no
-``fsync`` per batch. A record made with ``durable=True`` is stored, with every record queued
-before it, before `record` returns, and synced to disk: the call door records a call's start
-so before it runs a ``confirm``- or ``notify``-level tool. `close` (and the end of the
-interpreter, for a log never closed) stores what is queued.
+`AuditLog.record` is cheap: it writes the event's content (all but its time), stamps it with
+the time and queues it. The queue is stored in batches, one transaction per batch, the records
+sealed (numbered and chained) in one pass inside it, with no ``fsync`` per batch: by a writer
+thread (every ``flush_interval`` seconds, or as soon as ``batch_size`` records wait) for a
+store on disk; by the caller that fills a batch, with no thread, for a `MemoryAuditStore`.
+
+A record made with ``durable=True`` is stored, with every record queued before it, before
+`record` returns, and synced to disk: the call door records a call's start so before it runs a
+``confirm``- or ``notify``-level tool. `read` and `verify` store the queue first, so that a
+reader in this process sees every record made; `flush` stores and syncs it; `close` (and the
+end of the interpreter, for a log never closed) stores it. A crash keeps every batch stored,
+and loses at most the queue.
 
 Nothing is dropped silently: when the store fails, records stay queued and the writer tries
 again; a durable record, `flush` and `close` raise `AuditStoreError`, and so does `record`

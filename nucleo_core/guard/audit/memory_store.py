@@ -81,8 +81,9 @@ class MemoryAuditStore:
             self._check_open()
             rows = list(self.rows)
         selected = query or AuditQuery()
-        # A record's kind is in its content as `"kind":"<kind>"`, unescaped quotes and all,
-        # which no string value can hold: a cheap test before a record is decoded.
+        # A record's kind is in its content as `"kind":"<kind>"`, its quotes unescaped, which
+        # no string value can hold: a cheap test before a record is decoded (what passes it is
+        # still decoded and matched, so a nested object's "kind" lets nothing wrong through).
         marks = tuple(f'"kind":"{kind}"' for kind in selected.kinds)
         for row in sorted(rows, key=lambda row: row.sequence):
             if row.sequence <= selected.after:

@@ -12,13 +12,17 @@ Imported only when a store is opened, so that ``import nucleo_core`` never impor
   processes interleave whole, never inside one another.
 - **Threads**: one connection, shared by every thread under a lock; reads are paged, so a
   reader never holds the lock while its caller works.
-- **Schema** (``PRAGMA user_version``): ``audit_records`` (``sequence``, ``content``,
-  ``prev_digest``, ``digest``, and the columns the filters use, *generated* from the content,
-  so that they cost nothing to write and cannot disagree with it) and ``audit_head`` (one
-  row). A file written by a later schema is refused rather than misread. Plain types only
-  (the content is kept as text, never as a JSON column that would re-encode it), so that a
-  PostgreSQL store can keep the same columns. Needs SQLite 3.31 or later, with its JSON
-  functions (the SQLite of every supported Python build).
+- **Schema** (``PRAGMA user_version``, 2): ``audit_records`` (``sequence``, ``content``,
+  ``prev_digest``, ``digest``), ``audit_head`` (one row) and the view ``audit_view``, which
+  adds the columns an operator filters on (``at``, ``kind``, ``tool``, ``source``, the
+  requester's) read from the content. Schema 1 kept those columns in the table, generated from
+  the content and computed on every insert; its files are read and appended to as they are. A
+  file written by a later schema is refused rather than misread. Plain types only (the content
+  is kept as text, never as a JSON column that would re-encode it), so that a PostgreSQL store
+  can keep the same columns. Needs SQLite 3.31 or later, with its JSON functions (the SQLite of
+  every supported Python build).
+- **Inserts**: many rows per ``INSERT`` statement, so that an append crosses into SQLite once
+  per chunk of rows rather than once per row.
 """
 
 from __future__ import annotations
