@@ -25,6 +25,7 @@ from nucleo_core.cli.running import (
     model_settings_options,
     resolve_seat,
 )
+from nucleo_core.cli.skills import attach_skills, skill_option
 
 if TYPE_CHECKING:
     from nucleo_core.thinking.chat import ChatThinker
@@ -54,8 +55,13 @@ EXIT_COMMANDS = frozenset({"/exit", "/quit"})
     metavar="ID",
     help="Resume this conversation (its id is printed when a chat starts). Default: a new one.",
 )
+@skill_option
 def chat(
-    thinker: str, pin: str | None, conversation_id: str | None, **settings: float | int | None
+    thinker: str,
+    pin: str | None,
+    conversation_id: str | None,
+    skill_names: tuple[str, ...],
+    **settings: float | int | None,
 ) -> None:
     """Chat with a ChatThinker: each line you type is one message, its answer streamed back.
 
@@ -64,6 +70,10 @@ def chat(
     (in $NUCLEO_CONVERSATIONS, by default ~/.local/share/nucleo/conversations.sqlite3), and its
     id is printed at the start, so --conversation ID resumes it later. Type /exit, or end the
     input (Ctrl-D), to leave.
+
+    --skill NAME attaches a skill of the thinker's skill catalog to the conversation at your
+    first message (durably: a resumed chat keeps it), admitted as the model's request_skill
+    is; a refusal exits with code 2 saying why, before the chat starts.
     """
     from nucleo_core.conversations import ConversationService
     from nucleo_core.thinking.chat import ChatThinker
@@ -90,6 +100,7 @@ def chat(
             conversations=conversations,
             pin=pin,
         )
+        attach_skills(instance, skill_names, thinker)
     except BaseException:
         hub.close()
         raise

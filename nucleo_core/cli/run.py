@@ -28,6 +28,7 @@ from nucleo_core.cli.running import (
     parse_input,
     resolve_seat,
 )
+from nucleo_core.cli.skills import attach_skills, skill_option
 
 __all__ = ["run"]
 
@@ -52,11 +53,13 @@ __all__ = ["run"]
     is_flag=True,
     help="Print one JSON object (the answer, the model, the transcript), for machines.",
 )
+@skill_option
 def run(
     thinker: str,
     input_text: str,
     pin: str | None,
     as_json_output: bool,
+    skill_names: tuple[str, ...],
     **settings: float | int | None,
 ) -> None:
     """Run a thinker on INPUT and print its answer as it streams.
@@ -70,6 +73,9 @@ def run(
 
     INPUT is the objective: a string for a thinker whose input type is str, else JSON of its
     input type (a pydantic model, a dataclass, a list...).
+
+    --skill NAME attaches a skill of the thinker's skill catalog before the run starts,
+    admitted as the model's request_skill is; a refusal exits with code 2 saying why.
     """
     from nucleo_core.thinking.chat import ChatThinker
     from nucleo_core.thinking.thinker import Thinker
@@ -93,6 +99,7 @@ def run(
         instance: Thinker[Any, Any] = build_thinker(
             thinker_class, thinker, declaration, hub=hub, catalog=catalog, pin=pin
         )
+        attach_skills(instance, skill_names, thinker)
         if sys.stdin.isatty() and instance.approver is None:
             instance.approver = terminal_approver  # a person at the terminal says yes or no
         printer = AnswerPrinter()

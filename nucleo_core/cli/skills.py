@@ -1,14 +1,15 @@
 """``nucleo skills``: the skills installed skilljars and plugins bring.
 
 ``show`` shows one, with what its ``allowed-tools`` come to here; ``validate`` checks a skill
-folder against the Agent Skills specification.
+folder against the Agent Skills specification. The ``--skill`` option of ``nucleo run`` and
+``nucleo chat`` (`skill_option`, `attach_skills`) attaches skills before the first turn.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -18,11 +19,20 @@ from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
 
 if TYPE_CHECKING:
-    from nucleo_core.hub import ToolHub
+    from nucleo_core.hub import ThinkerBase, ToolHub
     from nucleo_core.skills import Skill
     from nucleo_core.skills.aliases import ToolResolution
 
-__all__ = ["allowed_tools_label", "print_skill_table", "skill_summary", "skills"]
+__all__ = [
+    "allowed_tools_label",
+    "attach_skills",
+    "print_skill_table",
+    "skill_option",
+    "skill_summary",
+    "skills",
+]
+
+_Command = TypeVar("_Command", bound=Callable[..., Any])
 
 # On a narrow line the bundle goes first, then the description; never the tools a skill
 # allows, each a name to stay whole.
@@ -262,3 +272,48 @@ def _facts(skill: Skill) -> Iterator[tuple[str, str]]:
     if skill.resources:
         yield "files", ", ".join(skill.resources)
     yield "location", skill.location
+
+
+def skill_option(command: _Command) -> _Command:
+    """The ``--skill NAME`` option (repeatable) of ``nucleo run`` and ``nucleo chat``."""
+    return click.option(
+        "--skill",
+        "skill_names",
+        multiple=True,
+        metavar="NAME",
+        help=(
+            "Attach the skill NAME before the first turn (repeat for several). It is admitted "
+            "as the model's request_skill is, every guardrail asked; a skill kept from the "
+            "model (disable-model-invocation) may be attached this way too."
+        ),
+    )(command)
+
+
+def attach_skills(thinker: ThinkerBase, names: Sequence[str], thinker_path: str) -> None:
+    """Ask for each skill of ``names`` for ``thinker``, as a person; stop at a refusal.
+
+    Each goes through the hub's admission (`ThinkerBase.request_skill` with ``by_user``), so
+    a grant or refusal is on the admission record like the model's; a granted skill waits
+    on the thinker and is attached to the conversation as its first turn starts. A line on
+    stderr says so, keeping stdout for the answers.
+
+    Raises:
+        CommandError: A skill was refused: its name, the reason, and the skills the thinker
+            may be given.
+    """
+    from nucleo_core.hub import ThinkerBase
+
+    for name in dict.fromkeys(names):
+        result = thinker.request_skill(name, by_user=True)
+        if not result.granted:
+            offered = [skill.name for skill in ThinkerBase.skill_catalog(thinker, by_user=True)]
+            may = (
+                f"the skills it may be given: {', '.join(offered)}"
+                if offered
+                else "it may be given no skill (its class declares none: declare_compatible_skills)"
+            )
+            raise CommandError(
+                f"the skill '{name}' was refused for {thinker_path}: {result.reason}; {may} "
+                f"(`nucleo catalog {thinker_path}` lists them)"
+            )
+        click.echo(f"Skill {name} attached.", err=True)

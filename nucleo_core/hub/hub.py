@@ -605,10 +605,18 @@ class ToolHub:
         except Exception as exc:
             return self._decide_after_crash(thinker, "tool", name, exc)
 
-    def admit_skill(self, thinker: Any, name: str) -> Admission:
-        """Decide whether ``thinker`` may be granted the skill ``name``; as `admit_tool`."""
+    def admit_skill(self, thinker: Any, name: str, *, by_user: bool = False) -> Admission:
+        """Decide whether ``thinker`` may be granted the skill ``name``; as `admit_tool`.
+
+        Args:
+            thinker: The thinker asking.
+            name: The skill's name.
+            by_user: A person asks (``nucleo chat --skill``), not the model: the skills kept
+                from the model (``disable-model-invocation``) are in the catalog too. Every
+                guardrail is asked all the same.
+        """
         try:
-            catalog = {skill.name: skill for skill in _skill_catalog_of(thinker)}
+            catalog = {skill.name: skill for skill in _skill_catalog_of(thinker, by_user=by_user)}
             skill = catalog.get(name) if isinstance(name, str) else None
             if skill is None:
                 return self._decide(thinker, "skill", name, (), off_catalog=True)
@@ -966,12 +974,12 @@ def _tool_catalog_of(thinker: Any) -> Sequence[ToolProvider]:
     return cast("Sequence[ToolProvider]", thinker.tool_catalog())  # a duck-typed thinker
 
 
-def _skill_catalog_of(thinker: Any) -> Sequence[Skill]:
-    """The thinker's skill catalog now, as `ThinkerBase` computes it."""
+def _skill_catalog_of(thinker: Any, *, by_user: bool = False) -> Sequence[Skill]:
+    """The thinker's skill catalog now, as `ThinkerBase` computes it (for a person, if asked)."""
     from nucleo_core.hub.thinker_base import ThinkerBase
 
     if isinstance(thinker, ThinkerBase):
-        return ThinkerBase.skill_catalog(thinker)
+        return ThinkerBase.skill_catalog(thinker, by_user=by_user)
     return cast("Sequence[Skill]", thinker.skill_catalog())
 
 

@@ -221,14 +221,18 @@ class ThinkerBase:
         """
         return ThinkerBase._reconciled_catalog(self, within_surface=True)
 
-    def skill_catalog(self) -> Sequence[Skill]:
+    def skill_catalog(self, *, by_user: bool = False) -> Sequence[Skill]:
         """This turn's skill catalog: the class's, narrowed by `reconcile_skill_catalog`.
 
         `reconcile_skill_catalog` can only narrow: a skill it returns that the class's
         catalog does not hold is dropped.
+
+        Args:
+            by_user: The catalog a person chooses from (``nucleo chat --skill``): the skills
+                kept from the model (``disable-model-invocation``) stay in it.
         """
         catalog: Sequence[Skill] = self._skill_catalog_base()
-        if any(skill.disable_model_invocation for skill in catalog):
+        if not by_user and any(skill.disable_model_invocation for skill in catalog):
             # disable-model-invocation: never offered to the model nor granted to it.
             catalog = [skill for skill in catalog if not skill.disable_model_invocation]
         if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
@@ -626,7 +630,7 @@ class ThinkerBase:
                 refused.append(Refusal(name, admission.reason))
         return RequestToolsResult(granted=tuple(granted), refused=tuple(refused))
 
-    def request_skill(self, name: str) -> RequestSkillResult:
+    def request_skill(self, name: str, *, by_user: bool = False) -> RequestSkillResult:
         """Ask the hub for a skill; an admitted one is attached to the conversation.
 
         Attached to the conversation of the run in progress (durably, for a durable one), so
@@ -635,10 +639,16 @@ class ThinkerBase:
         conversation. Its ``allowed-tools`` restrict the surface (the union with other
         skills' restrictions; ``request_skill`` itself stays in it). A skill the conversation
         holds already reads as granted.
+
+        Args:
+            name: The skill's name.
+            by_user: A person asks for it (``nucleo run --skill``), not the model: a skill
+                kept from the model (``disable-model-invocation``) may be granted too.
         """
         if ThinkerBase._is_attached(self, name):
             return RequestSkillResult(skill=name, granted=True)
-        return ThinkerBase._apply_skill(self, name, self._hub.admit_skill(self, name))
+        admission = self._hub.admit_skill(self, name, by_user=by_user)
+        return ThinkerBase._apply_skill(self, name, admission)
 
     async def request_skill_async(self, name: str) -> RequestSkillResult:
         """`request_skill` for the ``request_skill`` meta-tool; as `request_tools_async`."""
