@@ -152,36 +152,67 @@ class CatalogIndex:
     """A `ToolIndex` that follows one catalog: synced by difference, never rebuilt.
 
     `synced` compares the catalog it is handed with the one it last saw: the very same
-    sequence costs nothing; otherwise the names gone are removed, the tools new (or replaced
-    by another provider) are added, in place.
+    sequence costs nothing; a catalog that only widened costs the new tools (found by object
+    identity, at C speed, without reading 20,000 names); otherwise the names gone are removed
+    and the tools new (or replaced by another provider) are added, in place.
     """
 
     index: ToolIndex | None = None
     members: Sequence[ToolProvider] = ()
-    by_name: dict[str, ToolProvider] = field(default_factory=dict)
+    by_id: dict[int, ToolProvider] = field(default_factory=dict)
 
     def synced(self, catalog: Sequence[ToolProvider]) -> ToolIndex:
         """The index, brought in line with ``catalog`` first."""
-        if self.index is None:
+        if self.index is not None and catalog is self.members:
+            return self.index
+        # Keyed by id(): the members are held (self.members), so no id is reused meanwhile.
+        now = dict(zip(map(id, catalog), catalog, strict=True))
+        index = self.index
+        if index is None:
             from nucleo_core.search.index import ToolIndex
 
-            self.index = ToolIndex(catalog)
-            self.members = catalog
-            self.by_name = {provider.name: provider for provider in catalog}
-            return self.index
-        if catalog is self.members:
-            return self.index
-        now = {provider.name: provider for provider in catalog}
-        held = self.by_name
-        gone = [name for name in held if name not in now]
-        new = [p for name, p in now.items() if held.get(name) is not p]
-        if gone:
-            self.index.remove(gone)
-        if new:
-            self.index.add(new)
+            index = self.index = ToolIndex(list(_by_name(catalog).values()))
+        else:
+            new = _widening(self.by_id, now, len(catalog), index)
+            if new is not None:
+                if new:
+                    new.sort(key=lambda provider: provider.name)  # set order is arbitrary
+                    index.add(new)
+            else:
+                by_name = _by_name(catalog)
+                indexed = _by_name(list(self.by_id.values()))
+                gone = [name for name in indexed if name not in by_name]
+                fresh = [p for name, p in by_name.items() if indexed.get(name) is not p]
+                if gone:
+                    index.remove(gone)
+                if fresh:
+                    index.add(fresh)
         self.members = catalog
-        self.by_name = now
-        return self.index
+        self.by_id = now
+        return index
+
+
+def _widening(
+    held: dict[int, ToolProvider], now: dict[int, ToolProvider], size: int, index: ToolIndex
+) -> list[ToolProvider] | None:
+    """The tools a catalog that only widened added; ``None`` if it did anything else.
+
+    Only widened: every provider held is still there, each object once, and no new provider
+    takes a name already indexed or another new provider's. Costs set operations on ids and
+    the new tools' names, not a read of the whole catalog's names.
+    """
+    if len(now) != size or not held.keys() <= now.keys():
+        return None
+    new = [now[key] for key in now.keys() - held.keys()]
+    names = {provider.name for provider in new}
+    if len(names) != len(new) or any(name in index for name in names):
+        return None
+    return new
+
+
+def _by_name(catalog: Sequence[ToolProvider]) -> dict[str, ToolProvider]:
+    """The catalog by name (a name given twice: its last provider, as a catalog reads)."""
+    return {provider.name: provider for provider in catalog}
 
 
 class SearchToolsProvider(ToolProvider):
