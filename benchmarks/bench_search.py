@@ -370,7 +370,7 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
     from nucleo_core.hub.thinker_base import ThinkerBase
 
     data = load_set()
-    largest = catalog_of(max(OFFER_SIZES) + PALETTE_TOOLS + rounds * 2 + 8, data["tools"])
+    largest = catalog_of(max(OFFER_SIZES) + PALETTE_TOOLS + rounds * 3 + 8, data["tools"])
     palette = [_record_provider(dict(r, name=f"own_{r['name']}")) for r in largest[:PALETTE_TOOLS]]
     thinkers: dict[int, Any] = {}
     rows = []
@@ -415,6 +415,11 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
     changed: list[float] = []
     unchanged: list[float] = []
     views: list[float] = []
+    searches: list[float] = []
+    from nucleo_core.hub.search_tool import CatalogIndex
+
+    followed = CatalogIndex()  # what search_tools keeps per thinker
+    followed.synced(hub.compatible_catalog(holder)).search("warm up")
     for _ in range(rounds):
         hub.register_compatible(holder, _record_provider(next(spare)))
         with settled():
@@ -429,11 +434,16 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
         hub.register_compatible(holder, _record_provider(next(spare)))
         with settled():
             started = time.perf_counter()
-            hub.compatible_catalog(holder)
+            view = hub.compatible_catalog(holder)
             views.append(time.perf_counter() - started)
         thinker.reconcile_tool_registry()
+        # The first search_tools after a change: the index follows the catalog, then ranks.
+        with settled():
+            started = time.perf_counter()
+            followed.synced(view).search("send a message to a channel", 8)
+            searches.append(time.perf_counter() - started)
     changed_samples, unchanged_samples = Samples(tuple(changed)), Samples(tuple(unchanged))
-    view_samples = Samples(tuple(views))
+    view_samples, search_samples = Samples(tuple(views)), Samples(tuple(searches))
     spread = max(sent.values()) - min(sent.values())
     palette_bytes = _definition_bytes([provider.spec() for provider in palette])
     meta_bytes = sent[1_000] - palette_bytes  # the meta-tools, with the list's separators
@@ -479,6 +489,12 @@ def offer_verdicts(rounds: int = 7) -> list[Verdict]:
             view_samples.text(),
             "part of the changed turn (it builds a tuple of the catalog); shown to place "
             "the changed turn's cost",
+        ),
+        not_judged(
+            "(l) the first search after a widening, 20,000 tools",
+            "the thinker's CatalogIndex synced to the widened catalog + search(query, 8)",
+            search_samples.text(),
+            "paid by the first search_tools call after a change, not by the turn",
         ),
     ]
 
