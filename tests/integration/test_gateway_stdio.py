@@ -350,3 +350,21 @@ def test_an_unknown_profile_is_refused_naming_the_declared_ones(project: Path) -
     assert shown.returncode == 2
     assert "no gateway profile named 'nope'" in shown.stderr
     assert "ops" in shown.stderr
+
+
+def test_on_the_2026_protocol_a_search_is_announced_on_the_listen_stream(project: Path) -> None:
+    """On 2026-07-28 the list change after a search reaches the client's subscriptions/listen."""
+
+    async def body() -> tuple[str, object, list[str]]:
+        async with connect(project, "search", protocol="auto") as client:
+            async with client.listen(tools_list_changed=True) as events:
+                found = await client.call_tool("search_tools", {"query": "invoice"})
+                assert found.is_error is False, text_of(found)
+                event = await asyncio.wait_for(events.__anext__(), 60)
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            return client.protocol_version, event, names
+
+    version, event, names = run(body)
+    assert version == "2026-07-28"
+    assert type(event).__name__ == "ToolsListChanged"
+    assert names == ["search_tools", "lookup_invoice"]
