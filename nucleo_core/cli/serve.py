@@ -123,7 +123,13 @@ def serve(
 def _require_server_extra() -> None:
     import importlib.util
 
-    missing = [name for name in ("fastapi", "uvicorn") if importlib.util.find_spec(name) is None]
+    def absent(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):  # blocked (None in sys.modules), or no __spec__
+            return True
+
+    missing = [name for name in ("fastapi", "uvicorn") if absent(name)]
     if missing:
         requirements = " ".join(f"'{part}'" for part in _SERVER_REQUIREMENTS.split())
         raise CommandError(
@@ -149,7 +155,10 @@ def _print_schema(settings: Any, *, reference: bool) -> None:
         settings=settings,
     )
     schema = create_app(service).openapi()
-    click.echo(api_reference(schema) if reference else json.dumps(schema, indent=2))
+    if reference:
+        click.echo(api_reference(schema), nl=False)  # it ends with its own newline
+    else:
+        click.echo(json.dumps(schema, indent=2))
 
 
 def _serve(settings: Any, sources: tuple[str, ...], thinker_paths: tuple[str, ...]) -> None:

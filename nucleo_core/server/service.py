@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from nucleo_core.guard.audit import AuditLog
     from nucleo_core.hub import ThinkerBase, ToolHub
     from nucleo_core.server.token import ApiToken
-    from nucleo_core.tools import ToolProvider
+    from nucleo_core.tools.providers import ToolLike
 
 __all__ = ["ApiService"]
 
@@ -41,7 +41,7 @@ class ApiService:
         cls,
         *,
         hub: ToolHub,
-        tools: Sequence[tuple[ToolProvider, str]],
+        tools: Sequence[tuple[ToolLike, str]],
         thinkers: Sequence[type[ThinkerBase]],
         approvals: ApprovalStore,
         token: ApiToken,
@@ -53,7 +53,8 @@ class ApiService:
         Args:
             hub: The hub whose guard decides and whose audit log records (``hub.audit``;
                 ``None`` serves an empty audit).
-            tools: The process's tools, each with where it came from, in order.
+            tools: The tools to serve (tool classes, function tools or providers), each with
+                where it came from (shown as its ``origin``), in order.
             thinkers: The thinker classes whose palettes and catalogs are shown (their tools
                 are served too).
             approvals: The durable approvals' store, shared with ``nucleo approvals``.
@@ -65,7 +66,9 @@ class ApiService:
 
         settings = settings if settings is not None else ServerSettings()
         expiry = approval_expiry if approval_expiry is not None else DEFAULT_APPROVAL_EXPIRY
-        listed = list(tools)
+        from nucleo_core.tools.providers import provider_for
+
+        listed = [(provider_for(tool), origin) for tool, origin in tools]
         executions = Executions(hub, [], approvals, expiry=expiry)
         catalog = ServedCatalog(hub, listed, thinkers, executions.caller)
         system_wide = {provider.name for provider in hub.system_wide_tools()}
