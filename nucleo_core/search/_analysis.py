@@ -206,8 +206,9 @@ def tool_text(spec: ToolSpec) -> ToolText:
 
 
 def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
-    # A dict is by far the common case; the ABC check is several times slower.
-    return type(value) is dict or isinstance(value, Mapping)
+    # A dict is by far the common case, then an absent key (None); the ABC check is several
+    # times slower than either, and this runs a few times per tool of a catalog.
+    return type(value) is dict or (value is not None and isinstance(value, Mapping))
 
 
 def _parameters(schema: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:

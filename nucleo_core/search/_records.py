@@ -91,18 +91,18 @@ def _from_mapping(position: int, record: Mapping[Any, Any]) -> ToolSpec:
         raise ToolRecordError(
             position, "description", f"must be text (str), got {type(description).__name__}"
         )
-    schema: object = {}
+    schema: Mapping[str, Any] = {}
     for key in _SCHEMA_KEYS:
         if key in record:
-            schema = record[key]
-            if schema is None:
-                schema = {}
-            if not isinstance(schema, Mapping):
+            found = record[key]
+            # A dict first: the ABC check costs several times more, once per tool.
+            if type(found) is dict or isinstance(found, Mapping):
+                schema = found
+            elif found is not None:
                 raise ToolRecordError(
-                    position, key, f"must be a JSON-schema object, got {type(schema).__name__}"
+                    position, key, f"must be a JSON-schema object, got {type(found).__name__}"
                 )
             break
-    assert isinstance(schema, Mapping)
     title = record.get("title")
     return ToolSpec(
         name=name,
