@@ -447,6 +447,34 @@ def test_a_body_larger_than_the_limit_is_413(server: Server) -> None:
     assert answer.body["error"] == "request_too_large"
 
 
+def test_a_chunked_body_past_the_limit_is_413_too(server: Server) -> None:
+    """A body sent in chunks, with no length declared, is refused once it passes the limit."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(server.url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=120)
+    chunks = [b'{"input": {"message": "'] + [b"x" * 65536] * 20 + [b'"}}']
+    try:
+        connection.request(
+            "POST",
+            "/api/tools/notify_team/execute",
+            body=iter(chunks),
+            headers={
+                "Authorization": f"Bearer {server.token}",
+                "Content-Type": "application/json",
+                "Transfer-Encoding": "chunked",
+            },
+            encode_chunked=True,
+        )
+        response = connection.getresponse()
+        body = json.loads(response.read())
+    finally:
+        connection.close()
+    assert response.status == 413
+    assert body["error"] == "request_too_large"
+
+
 def test_a_malformed_body_is_a_typed_error_without_a_trace(server: Server) -> None:
     """Bytes that are not JSON get a typed 4xx error, never a stack trace."""
     for data in (b"{not json", b"\xff\xfe\x00"):
