@@ -129,8 +129,10 @@ class ApprovalRecord:
 
     Attributes:
         id: The approval's id (also on the audit record, as ``approval_id``).
-        thinker: The qualified class name of the thinker whose call waits.
-        conversation_id: The paused conversation (``nucleo resume`` continues it).
+        thinker: The qualified class name of the thinker whose call waits (a sub-thinker's
+            own class for a sub-thinker's call).
+        conversation_id: The paused conversation ``nucleo resume`` continues: the root run's,
+            for a sub-thinker's call too.
         call_id: The tool-use id of the waiting call.
         tool: The tool's name.
         source: The tool's source id.
@@ -141,7 +143,8 @@ class ApprovalRecord:
         arguments_digest: The digest of ``arguments``' canonical JSON: the approval
             authorises a call with exactly these arguments, no other.
         decided_by_rule: What made the call need an approval (``default:risk=high``...).
-        requested_by: Who asked: the thinker instance (``module.Class#id``) and its parents.
+        requested_by: Who asked: the thinkers that launched it, root first, then the thinker
+            instance itself, as ``module.Class#id`` joined by `` > ``.
         requested_at: When the approval was asked (UTC).
         expires_at: When it expires if still undecided (UTC).
         status: As stored; read `status_at` for the status now (expiry included).

@@ -13,7 +13,8 @@ An approver may also **defer** (`Approval.defer`, or the answer ``"defer"``): it
 decide now. In a run whose conversation is durable, a deferred call, like a call with no
 approver, pauses the run: the approval is kept in an `ApprovalStore`
 (`nucleo_core.guard.approval_store`) for any process to decide, and the run raises
-`nucleo_core.errors.RunPaused` until it is resumed. Where nothing could resume the run (a
+`nucleo_core.errors.RunPaused` until it is resumed. A sub-thinker's call pauses its root run
+the same way (see `nucleo_core.thinking.sub_thinker`). Where nothing could resume the run (a
 temporary conversation), a deferred call is refused like a call with no approver.
 """
 

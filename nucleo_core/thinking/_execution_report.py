@@ -30,8 +30,9 @@ class CallStatus(StrEnum):
     ``INVALID``: its input does not fit the tool's schema. ``FAILED``: the tool (or its
     creation, binding or rendering) raised. ``TIMEOUT``: it did not finish in time.
     ``CANCELLED``: it was cancelled, or never ran because the turn was. ``PENDING``: it waits
-    for a durable approval (the run pauses; see `nucleo_core.errors.RunPaused`): it has no
-    result yet, and its result block is only a placeholder, never sent while the run pauses.
+    for a durable approval, its own or (a ``sub_thinker`` call) its sub-thinker's (the run
+    pauses; see `nucleo_core.errors.RunPaused`): it has no result yet, and its result block is
+    only a placeholder, never sent while the run pauses.
     """
 
     OK = "ok"
