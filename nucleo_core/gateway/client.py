@@ -297,7 +297,19 @@ class GatewayClient:
         from nucleo_core.hub._audit import requester_of
         from nucleo_core.thinking._execution_audit import CallAudit
 
-        return CallAudit(log, requester_of(self.thinker))
+        requester = requester_of(self.thinker)
+        chain = self.identity.chain()
+        if requester.parents[: len(chain)] != chain:
+            # Whatever the hub's requester says, a call's records name the client.
+            from nucleo_core.guard.audit.events import Requester
+
+            requester = Requester(
+                thinker_class=requester.thinker_class,
+                thinker_id=requester.thinker_id,
+                conversation_id=requester.conversation_id,
+                parents=(*chain, *requester.parents),
+            )
+        return CallAudit(log, requester)
 
 
 def resolved_call(thinker: ThinkerBase, call_id: str, name: str, arguments: Any) -> ToolCall:

@@ -112,8 +112,9 @@ async def run_gateway(
     """
     async with AsyncExitStack() as stack:
         stack.callback(gateway.hub.close)
-        await bind_servers(gateway, configs, stack)
+        servers = await bind_servers(gateway, configs, stack)
         server = gateway.server()
+        gateway.watch(servers.pool, asyncio.get_running_loop())
         if not http:
             _stop_on_signals(stack)
             await _serve_stdio(server)

@@ -110,6 +110,11 @@ class Gateway:
         self._asked: dict[str, _Asked] = {}
         self._lock = threading.Lock()
         self._bus: Any = None
+        # Each client's session of its last listing, and what it was listed then: an upstream
+        # change is announced to the clients whose listing it changed (`watch`).
+        self._listed: dict[GatewayClient, tuple[Any, bool, list[str]]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._announcing: set[asyncio.Task[None]] = set()
 
     # -- the MCP server -----------------------------------------------------------------------
 
@@ -138,7 +143,58 @@ class Gateway:
 
         client = self._client(ctx)
         providers = await asyncio.to_thread(client.tools)  # admission may run guardrails
+        with self._lock:
+            self._listed[client] = (ctx.session, _modern(ctx), [p.name for p in providers])
         return mcp_types.ListToolsResult(tools=[tool_definition(p) for p in providers])
+
+    # -- upstream changes ---------------------------------------------------------------------
+
+    def watch(self, pool: Any, loop: asyncio.AbstractEventLoop) -> None:
+        """Announce to the clients the listing changes of ``pool``'s servers.
+
+        A server that adds or withdraws tools (its ``tools/list_changed``, a restart, a tool
+        quarantined) changes what its clients are listed: each client whose listing changed is
+        sent ``notifications/tools/list_changed`` (on 2026-07-28, through the listen stream).
+        """
+        self._loop = loop
+        pool.add_listener(self._on_listing)
+
+    def _on_listing(self, _server: str, _tools: object) -> None:
+        # Called on the pool's delivery thread, after the hub took the listing in.
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._start_announcing)
+        except RuntimeError:  # the loop is closing: nobody is left to tell
+            return
+
+    def _start_announcing(self) -> None:
+        task = asyncio.get_running_loop().create_task(self._announce())
+        self._announcing.add(task)  # held until done: a task only the loop knows may vanish
+        task.add_done_callback(self._announcing.discard)
+
+    async def _announce(self) -> None:
+        with self._lock:
+            listed = list(self._listed.items())
+        modern = False
+        for client, (session, era, names) in listed:
+            now = await asyncio.to_thread(client.listed_names)
+            if now == names:
+                continue
+            with self._lock:
+                self._listed[client] = (session, era, now)
+            if era:
+                modern = True
+                continue
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # a client that left cannot be told
+                logger.info("a client could not be told that its tools changed", exc_info=True)
+        if modern and self._bus is not None:
+            from mcp.server.subscriptions import ToolsListChanged
+
+            await self._bus.publish(ToolsListChanged())
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         client = self._client(ctx)
@@ -160,6 +216,9 @@ class Gateway:
                 approver = self._elicitation_approver(ctx, client)
 
         async def palette_changed() -> None:
+            names = client.listed_names()
+            with self._lock:
+                self._listed[client] = (ctx.session, _modern(ctx), names)
             await self._tools_changed(ctx)
 
         answer = await client.call(
@@ -309,7 +368,8 @@ class Gateway:
         with self._lock:
             kept = self._clients.setdefault(key, client)
             while len(self._clients) > MAX_CLIENTS:
-                self._clients.popitem(last=False)
+                _key, dropped = self._clients.popitem(last=False)
+                self._listed.pop(dropped, None)
         if kept is client:
             logger.info("client %s connected (%s)", identity.label, session)
         return kept

@@ -368,3 +368,27 @@ def test_on_the_2026_protocol_a_search_is_announced_on_the_listen_stream(project
     assert version == "2026-07-28"
     assert type(event).__name__ == "ToolsListChanged"
     assert names == ["search_tools", "lookup_invoice"]
+
+
+def test_an_upstream_list_change_is_announced_and_its_new_tool_listed(project: Path) -> None:
+    """A server that adds a tool (its own list_changed) has the client told and listed it."""
+    messages: list[Any] = []
+    added = f"added_{uuid.uuid4().hex[:6]}"
+
+    async def body() -> tuple[list[str], Any]:
+        async with connect(project, messages=messages) as client:
+            before = [tool.name for tool in (await client.list_tools()).tools]
+            grown = await client.call_tool("grow", {"name": added})
+            assert grown.is_error is False, text_of(grown)
+            deadline = asyncio.get_running_loop().time() + 60
+            while not any(isinstance(m, types.ToolListChangedNotification) for m in messages):
+                assert asyncio.get_running_loop().time() < deadline, "no list_changed came"
+                await asyncio.sleep(0.05)
+            after = [tool.name for tool in (await client.list_tools()).tools]
+            called = await client.call_tool(added, {})
+            assert added not in before
+            return after, called
+
+    after, called = run(body)
+    assert added in after
+    assert text_of(called) == f"I am {added}"
