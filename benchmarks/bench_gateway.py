@@ -8,7 +8,11 @@ SDK's own ``Client`` over stdio, on the protocol the client negotiates:
   that one server behind it, declared low risk), which takes the call through the call door,
   the permission guard, the execution and the audit record (SQLite), and calls the upstream
   server through its client pool: two hops;
-* direct: the client launches the test server itself: one hop.
+* direct: the client launches the test server itself: one hop;
+* for the breakdown, not judged: the SDK's low-level ``Server`` answering ``tools/call`` at once
+  with a fixed result, the cheapest a hop of an SDK-written server can be. The gateway's first
+  hop is at least that, its second hop (the pool to the upstream) is at least a direct call:
+  their sum over the direct call is the floor of the ratio for a tool that does no work.
 
 The machine is shared, so the two paths are interleaved call by call, in a fresh (seeded)
 random order each time, each call timed on its own with the collector paused; the calls are cut
@@ -56,6 +60,33 @@ WARM_UP = 20
 
 GATEWAY = "through nucleo mcp serve"
 DIRECT = "direct to the server"
+FLOOR = "an SDK low-level server answering at once"
+
+_FLOOR_SERVER = """\
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+
+async def listed(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="echo", input_schema={"type": "object"})])
+
+
+async def called(ctx, params):
+    return types.CallToolResult(content=[types.TextContent(type="text", text="hi")])
+
+
+server = Server("floor", on_list_tools=listed, on_call_tool=called)
+
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+anyio.run(main)
+"""
 
 #: The work both paths do.
 _WORK = "one MCP tools/call of the SDK test server's echo over stdio with the SDK's Client"
@@ -84,6 +115,7 @@ thinker = "bench_agents:Bench"
 """
     )
     (folder / "bench_agents.py").write_text(_AGENTS)
+    (folder / "floor_server.py").write_text(_FLOOR_SERVER)
     return folder
 
 
@@ -143,10 +175,11 @@ async def _measure(
     direct = StdioServerParameters(
         command=sys.executable, args=[str(SERVER / "main_server.py"), "stdio", "direct"]
     )
+    floor = StdioServerParameters(command=sys.executable, args=[str(project / "floor_server.py")])
     versions: dict[str, str] = {}
     async with AsyncExitStack() as stack:
         clients: dict[str, Any] = {}
-        for label, parameters in ((GATEWAY, gateway), (DIRECT, direct)):
+        for label, parameters in ((GATEWAY, gateway), (DIRECT, direct), (FLOOR, floor)):
             client = await stack.enter_async_context(Client(parameters, cache=None))
             await client.list_tools()  # as a client would before calling
             clients[label] = client
@@ -193,6 +226,13 @@ def _report(
         for label in times
     ]
     print_table(["path", "protocol", "median/call", "middle half", "vs direct"], rows)
+    floor = (medians[FLOOR] + medians[DIRECT]) / medians[DIRECT]
+    print(
+        f"Breakdown: a hop of an SDK low-level server costs {_micro(medians[FLOOR])} at least; "
+        f"two hops (that, then a direct call) make a floor of {fmt_ratio(floor)} for a tool that "
+        f"does no work; the gateway's own work (door, guard, audit, pool) is about "
+        f"{_micro(medians[GATEWAY] - medians[FLOOR] - medians[DIRECT])} per call."
+    )
     per_block = [
         statistics.median(times[GATEWAY][i : i + block])
         / statistics.median(times[DIRECT][i : i + block])
@@ -201,7 +241,7 @@ def _report(
     note = (
         f"gateway {_micro(medians[GATEWAY])} vs direct {_micro(medians[DIRECT])} per call "
         f"(medians); {len(per_block)} blocks {fmt_ratio(min(per_block))}-"
-        f"{fmt_ratio(max(per_block))}"
+        f"{fmt_ratio(max(per_block))}; floor of two hops {fmt_ratio(floor)}"
     )
     return [
         judge_at_most(
