@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import weakref
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -11,11 +11,12 @@ if TYPE_CHECKING:
 
 __all__ = ["requester_of"]
 
-# Each thinker's last `Requester`, with what it was made from: a thinker asks for one every
-# turn, and building it (its validation, its JSON) costs more than checking it still holds.
-_KEPT: weakref.WeakKeyDictionary[Any, tuple[object, tuple[tuple[int, type], ...], Requester]] = (
-    weakref.WeakKeyDictionary()
-)
+# Each thinker's last `Requester`, by the thinker's id, with a weak reference to the thinker
+# (its entry leaves when the thinker does) and what the requester was made from: a thinker
+# asks for one every turn, and making it (its validation, its JSON) costs more than checking
+# that the kept one still holds.
+_Kept = tuple["weakref.ref[Any]", object, tuple[tuple[int, type], ...], "Requester"]
+_KEPT: dict[int, _Kept] = {}
 
 
 def requester_of(thinker: Any) -> Requester:
@@ -23,45 +24,60 @@ def requester_of(thinker: Any) -> Requester:
 
     Its class by qualified name, its instance id, the conversation it runs in (when one is
     open) and, for a sub-thinker, the thinkers that launched it, root first; for a thinker
-    acting for an MCP gateway's client, that client comes first (`_outside`).
+    acting for an MCP gateway's client, that client first (`_outside`).
     """
-    from nucleo_core.guard.audit.events import Requester
-
     if thinker is None:
+        from nucleo_core.guard.audit.events import Requester
+
         return Requester(thinker_class="(no thinker)")
     conversation = getattr(thinker, "conversation", None)
     conversation_id = getattr(conversation, "id", None)
-    chain: list[Any] = []
     above = getattr(thinker, "_delegator", None)
+    chain: list[Any] = []
     while above is not None:
         chain.append(above)
         above = getattr(above, "_delegator", None)
-    identity = tuple((id(parent), type(parent)) for parent in chain)
-    try:
-        kept = _KEPT.get(thinker)
-    except TypeError:  # a thinker that cannot be weakly referenced or hashed: not kept
-        kept = None
-    if kept is not None and kept[0] == conversation_id and kept[1] == identity:
-        return kept[2]
+    identity = tuple((id(parent), type(parent)) for parent in chain) if chain else ()
+    key = id(thinker)
+    kept = _KEPT.get(key)
+    if (
+        kept is not None
+        and kept[0]() is thinker
+        and kept[1] == conversation_id
+        and kept[2] == identity
+    ):
+        return kept[3]
+    # Imported only here: an import statement costs more than the rest of a kept look-up.
+    from nucleo_core.guard.audit.events import Requester
+
     requester = Requester(
         thinker_class=_qualified(type(thinker)),
-        thinker_id=f"{id(thinker):x}",
+        thinker_id=f"{key:x}",
         conversation_id=conversation_id if isinstance(conversation_id, str) else None,
         parents=(
             *_outside(thinker),
             *(f"{_qualified(type(p))}#{id(p):x}" for p in reversed(chain)),
         ),
     )
-    with contextlib.suppress(TypeError):  # not weakly referable: made anew every time
-        _KEPT[thinker] = (conversation_id, identity, requester)
+    try:
+        reference = weakref.ref(thinker, partial(_forget, key))
+    except TypeError:  # not weakly referable: made anew every time
+        return requester
+    _KEPT[key] = (reference, conversation_id, identity, requester)
     return requester
+
+
+def _forget(key: int, reference: weakref.ref[Any]) -> None:
+    kept = _KEPT.get(key)
+    if kept is not None and kept[0] is reference:  # not a later thinker's, of a recycled id
+        del _KEPT[key]
 
 
 def _outside(thinker: Any) -> tuple[str, ...]:
     """Who asked from outside the process, root first (``_requested_for``), or nothing.
 
-    The MCP gateway sets it on the thinker acting for a client: the holder of the client's
-    token and the client's name and version, as the gateway took them from the connection.
+    The MCP gateway (`nucleo_core.gateway`) sets it, once, on the thinker acting for one
+    client: the holder of the client's token and the client's name and version.
     """
     outside = getattr(thinker, "_requested_for", ())
     if type(outside) is not tuple or any(type(each) is not str for each in outside):

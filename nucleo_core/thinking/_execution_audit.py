@@ -35,6 +35,10 @@ logger = logging.getLogger("nucleo.guard")
 #: The decisions whose ``call_start`` is committed before the tool runs.
 _DURABLE_START = frozenset({"notify", "confirm"})
 
+# The tails of call records (see `CallAudit._fast_tail`), by provider, requester and rule.
+_TAILS: dict[tuple[int, int, str | None], tuple[ToolProvider, Requester, str]] = {}
+_MAX_TAILS = 4096
+
 
 class CallAudit:
     """Writes one turn's calls to ``log``, as asked by ``requester``.
@@ -44,7 +48,7 @@ class CallAudit:
         requester: Who asked (the thinker, its conversation, its parents).
     """
 
-    __slots__ = ("_digests", "_keep_arguments", "_log", "_requester", "_tails")
+    __slots__ = ("_digests", "_keep_arguments", "_log", "_requester")
 
     def __init__(self, log: AuditLog, requester: Requester) -> None:
         self._log = log
@@ -52,7 +56,6 @@ class CallAudit:
         # Each call's arguments are digested once, for all of its records.
         self._digests: dict[str, tuple[object, str]] = {}
         self._keep_arguments = log.record_arguments
-        self._tails: dict[tuple[int, str | None], tuple[ToolProvider, str]] = {}
 
     def permission(
         self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision
@@ -274,10 +277,8 @@ class CallAudit:
             return kept[1]
         if not isinstance(arguments, Mapping):
             return None
-        from nucleo_core.guard.audit.canonical import arguments_digest
-
         try:
-            digest = arguments_digest(arguments)
+            digest = _arguments_digest(arguments)
         except Exception:  # no canonical form: the log says so when it records
             return None
         self._digests[call.id] = (arguments, digest)
@@ -287,21 +288,25 @@ class CallAudit:
         """A call record's content from ``requester`` on: the same for every call of a tool.
 
         The keys after ``kind`` in canonical order (``requester``, ``risk``, ``rule``,
-        ``source``, ``tool``), written once per tool and rule rather than once per record;
-        a test holds the records so written equal to `content_parts`'.
+        ``source``, ``tool``), written once per tool, requester and rule (and kept across
+        turns: a thinker's requester is), not once per record; a test holds the records so
+        written equal to `content_parts`'.
         """
-        key = (id(provider), rule)
-        kept = self._tails.get(key)
-        if kept is not None and kept[0] is provider:
-            return kept[1]
-        tail = ',"requester":' + self._requester._json
+        requester = self._requester
+        key = (id(provider), id(requester), rule)
+        kept = _TAILS.get(key)
+        # Kept with the objects it was written from, so that a recycled id never finds it.
+        if kept is not None and kept[0] is provider and kept[1] is requester:
+            return kept[2]
+        tail = ',"requester":' + requester._json
         if provider.risk_declared:
             tail += ',"risk":' + _text(provider.risk.value)
         if rule is not None:
             tail += ',"rule":' + _text(rule)
         tail += ',"source":' + _text(provider.source) + ',"tool":' + _text(provider.name) + "}"
-        # The provider is kept with its text, so that a recycled id never finds another's.
-        self._tails[key] = (provider, tail)
+        if len(_TAILS) >= _MAX_TAILS:
+            _TAILS.clear()  # a bound, not a policy: they are cheap to write again
+        _TAILS[key] = (provider, requester, tail)
         return tail
 
     def _event(
@@ -337,6 +342,15 @@ class CallAudit:
             self._log.record(event)
         except Exception:
             logger.exception("the audit log could not take a %s record", event.kind)
+
+
+def _arguments_digest(arguments: object) -> str:
+    """`arguments_digest`, its module imported on the first call, not on every one."""
+    global _arguments_digest
+    from nucleo_core.guard.audit.canonical import arguments_digest
+
+    _arguments_digest = arguments_digest
+    return arguments_digest(arguments)
 
 
 def _outcome(outcome: CallOutcome, *, internal: bool) -> str:

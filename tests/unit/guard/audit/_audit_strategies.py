@@ -69,6 +69,8 @@ def events(draw: st.DrawFn) -> AuditEvent:
         fields["outcome"] = draw(st.sampled_from(["approved", "rejected", "expired"]))
     elif kind == "notification":
         fields["outcome"] = draw(st.none() | st.sampled_from(["delivered", "failed"]))
+    if kind in ("grant", "refusal", "revocation"):
+        fields["admission"] = draw(st.none() | st.dictionaries(names, json_values, max_size=3))
     return AuditEvent(
         kind=kind,  # type: ignore[arg-type]  # drawn from the kinds above
         requester=draw(st.none() | requesters),
@@ -103,4 +105,5 @@ def event_fields(event: AuditEvent) -> dict[str, Any]:
         "approval_id": event.approval_id,
         "duration": event.duration,
         "developer": event.developer,
+        "admission": event.admission,
     }

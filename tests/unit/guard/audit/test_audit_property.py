@@ -13,7 +13,13 @@ from _audit_strategies import event_fields, events
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nucleo_core.guard.audit import AuditEvent, AuditLog, SQLiteAuditStore, canonical_json
+from nucleo_core.guard.audit import (
+    AuditEvent,
+    AuditLog,
+    MemoryAuditStore,
+    SQLiteAuditStore,
+    canonical_json,
+)
 
 operations = st.lists(
     st.one_of(
@@ -74,3 +80,43 @@ def test_every_event_is_recorded_once_in_order_with_the_chain_intact(
             assert record.arguments_json == kept
     assert report.ok, report
     assert report.records == len(recorded)
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("record"), events(), st.booleans()),
+            st.tuples(st.just("flush")),
+            st.tuples(st.just("read")),
+        ),
+        max_size=40,
+    ),
+    st.integers(min_value=1, max_value=8),
+    st.none() | st.integers(min_value=1, max_value=12),
+)
+def test_a_memory_log_keeps_every_event_once_in_order_within_its_bound(
+    steps: list[tuple[object, ...]], batch_size: int, max_records: int | None
+) -> None:
+    """A memory log (batches stored by the caller) reads back its latest events, chained."""
+    log = AuditLog(MemoryAuditStore(max_records=max_records), batch_size=batch_size)
+    recorded: list[AuditEvent] = []
+    for step in steps:
+        if step[0] == "record":
+            event, durable = step[1], step[2]
+            assert isinstance(event, AuditEvent)
+            log.record(event, durable=bool(durable))
+            recorded.append(event)
+        elif step[0] == "flush":
+            log.flush()
+        else:  # a read in the middle sees every record made so far
+            assert len(list(log.read())) == min(len(recorded), max_records or len(recorded))
+    kept = recorded if max_records is None else recorded[max(0, len(recorded) - max_records) :]
+    records = list(log.read())
+    report = log.verify()
+    first = len(recorded) - len(kept) + 1
+    assert [record.sequence for record in records] == list(range(first, len(recorded) + 1))
+    for event, record in zip(kept, records, strict=True):
+        assert event_fields(event) == {name: getattr(record, name) for name in event_fields(event)}
+    assert report.ok, report
+    assert (report.records, report.head_sequence) == (len(kept), len(recorded))
