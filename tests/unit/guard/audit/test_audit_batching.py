@@ -191,3 +191,25 @@ def test_a_new_file_offers_the_filter_columns_as_a_view(tmp_path: Path) -> None:
         row = connection.execute("SELECT sequence, kind, tool, source FROM audit_view").fetchone()
     connection.close()
     assert row == (1, "call_start", "peek", "native:x.peek")
+
+
+class Conversation:
+    """A conversation stand-in: only its id is read."""
+
+    def __init__(self, id: str) -> None:
+        self.id = id
+
+
+def test_a_thinker_s_requester_is_kept_until_its_conversation_or_parents_change() -> None:
+    """requester_of gives the same Requester each turn, a new one when what it names changed."""
+    thinker, parent = Asker(), Asker()
+    first = requester_of(thinker)
+    assert requester_of(thinker) is first
+    thinker.conversation = Conversation("conv-1")  # type: ignore[attr-defined]
+    opened = requester_of(thinker)
+    assert opened.conversation_id == "conv-1"
+    thinker._delegator = parent  # type: ignore[attr-defined]
+    delegated = requester_of(thinker)
+    assert delegated.parents == (f"{__name__}.Asker#{id(parent):x}",)
+    assert requester_of(thinker) is delegated
+    assert requester_of(Asker()).conversation_id is None
