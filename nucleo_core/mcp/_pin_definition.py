@@ -64,9 +64,19 @@ def short_digest(digest: str) -> str:
 
 
 def changed_fields(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> tuple[str, ...]:
-    """The pinned fields whose values differ between ``old`` and ``new``, in diff order."""
+    """The pinned fields whose values differ between ``old`` and ``new``, in diff order.
+
+    Compared as canonical JSON, as the digest is: Python's ``True == 1 == 1.0`` must not hide a
+    change the digest sees.
+    """
     before = old or {}
-    return tuple(key for key in PINNED_FIELDS if before.get(key) != new.get(key))
+    return tuple(
+        key for key in PINNED_FIELDS if _canonical(before.get(key)) != _canonical(new.get(key))
+    )
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def definition_diff(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> str:

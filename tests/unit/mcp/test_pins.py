@@ -19,6 +19,7 @@ from nucleo_core.mcp.pins import (
     PinCheck,
     PinStore,
     canonical_json,
+    changed_fields,
     definition_diff,
     definition_digest,
     pin_store_path,
@@ -88,6 +89,31 @@ def test_a_definition_read_back_from_its_canonical_json_has_the_same_digest(
     assert definition_digest(json.loads(canonical_json(definition))) == definition_digest(
         definition
     )
+
+
+_DEFINITIONS = st.fixed_dictionaries(
+    {"name": st.sampled_from(["t", "u"])},
+    optional={
+        "description": st.text(max_size=20),
+        "inputSchema": st.dictionaries(st.sampled_from(["type", "x"]), _JSON, max_size=2),
+        "annotations": st.dictionaries(
+            st.sampled_from(["readOnlyHint", "destructiveHint"]),
+            st.sampled_from([True, False, 1, 0, 1.0, None]),
+            max_size=2,
+        ),
+    },
+)
+
+
+@given(old=_DEFINITIONS, new=_DEFINITIONS)
+def test_the_diff_shows_a_change_exactly_when_the_digest_differs(
+    old: dict[str, Any], new: dict[str, Any]
+) -> None:
+    """No quarantine without a diff to review, and no diff without a quarantine (true vs 1 too)."""
+    old, new = tool_definition(old), tool_definition(new)
+    differs = definition_digest(old) != definition_digest(new)
+    assert bool(definition_diff(old, new)) == differs
+    assert bool(changed_fields(old, new)) == differs
 
 
 def test_the_diff_is_one_unified_diff_per_changed_field() -> None:
