@@ -191,12 +191,13 @@ def test_accepting_in_code_offers_the_tool_at_once(spec: Path, store: PinStore) 
 
 
 def test_a_new_tool_is_offered_and_reported_by_default(spec: Path, store: PinStore) -> None:
-    """``new_tools = "allow"``: a tool new on a known server is pinned, offered, and reported."""
+    """``new_tools = "allow"``: a new tool is pinned, offered and reported (``strict`` passes)."""
     first_start(spec, store)
     publish(spec, extra=True)
-    with MCPServers([config(spec)], pins=store) as servers:
-        servers.start("dict")
+    hub = ToolHub()
+    with MCPServers([config(spec)], pins=store).connect_to_hub(hub, strict=True) as servers:
         assert "extra" in names(servers)
+        assert "extra" in [p.name for p in hub.system_wide_tools()]
         (problem,) = servers.problems
         assert (problem.kind, problem.tool) == ("new_tool", "extra")
         assert 'new_tools = "quarantine"' in problem.message
