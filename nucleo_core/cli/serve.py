@@ -253,6 +253,8 @@ def _served_tools(hub: ToolHub, sources: tuple[str, ...]) -> list[tuple[ToolProv
 
 
 def _announce(settings: Any, token: Any) -> None:
+    from nucleo_core.server.settings import is_loopback
+
     where = f"http://{settings.host}:{settings.port}"
     if token.origin == "generated":
         said = f"generated into {token.path} (readable only by you)"
@@ -261,6 +263,12 @@ def _announce(settings: Any, token: Any) -> None:
     else:
         said = "from $NUCLEO_API_TOKEN"
     click.echo(f"nucleo API on {where}/api (token {token.identity}, {said}).", err=True)
+    if not is_loopback(settings.host):
+        click.echo(
+            "Warning: other machines can reach this server, and it speaks plain HTTP: put a "
+            "TLS-terminating proxy in front of it.",
+            err=True,
+        )
     click.echo(
         f'Try: curl -H "Authorization: Bearer $(cat {Path(".nucleo") / "api-token"})" '
         f"{where}/api/tools",

@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException
 
 from nucleo_core.guard.audit.events import AuditKind
 from nucleo_core.server.audit_views import CALL_KINDS
+from nucleo_core.server.console import add_console
 from nucleo_core.server.errors import ApiError
 from nucleo_core.server.executions import is_api_execution, requester
 from nucleo_core.server.models import (
@@ -110,6 +111,23 @@ _SSE_EVENT: dict[str, Any] = {
 }
 
 
+#: Where a pending execution's approval id leads (OpenAPI links: clients and test generators
+#: follow them from one answer to the next request).
+_APPROVAL_LINKS: dict[str, Any] = {
+    name: {"operationId": operation, "parameters": {"approval_id": "$response.body#/approval_id"}}
+    for name, operation in (
+        ("DecideTheApproval", "decide_approval"),
+        ("ShowTheApproval", "show_approval"),
+        ("ShowTheExecution", "show_execution"),
+    )
+}
+#: Where a listed tool's id leads.
+_TOOL_LINKS: dict[str, Any] = {
+    name: {"operationId": operation, "parameters": {"tool_id": "$response.body#/tools/0/id"}}
+    for name, operation in (("ShowTheTool", "show_tool"), ("ExecuteTheTool", "execute_tool"))
+}
+
+
 def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     described = {
         400: "The body is not JSON (or not UTF-8).",
@@ -144,6 +162,7 @@ def create_app(service: ApiService) -> FastAPI:
     )
     app.add_middleware(BodyLimit, limit=service.settings.max_body_bytes)
     _handle_errors(app)
+    add_console(app)  # the web console at /: a static page, needing no token to load
     app.state.nucleo = service
     catalog = service.catalog
     executions = service.executions
@@ -159,7 +178,11 @@ def create_app(service: ApiService) -> FastAPI:
         del who
         return JSONResponse(app.openapi())
 
-    @app.get("/api/tools", tags=["tools"], responses=_errors(401, 422))
+    @app.get(
+        "/api/tools",
+        tags=["tools"],
+        responses={200: {"description": "The tools.", "links": _TOOL_LINKS}, **_errors(401, 422)},
+    )
     def list_tools(
         who: Identity,
         source: Annotated[str | None, Query(max_length=_TEXT, description=_SOURCE)] = None,
@@ -216,7 +239,11 @@ def create_app(service: ApiService) -> FastAPI:
         tags=["tools"],
         response_model=ExecutionResult,
         responses={
-            202: {"model": ExecutionPending, "description": "It waits for an approval."},
+            202: {
+                "model": ExecutionPending,
+                "description": "It waits for an approval.",
+                "links": _APPROVAL_LINKS,
+            },
             **_errors(400, 401, 403, 404, 413, 422),
         },
     )

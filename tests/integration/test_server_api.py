@@ -29,7 +29,7 @@ API_CALLER = "nucleo_core.server.executions.ApiCaller"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The test project served, with a short audit stream."""
     project = make_project(tmp_path_factory.mktemp("served"))
-    with running_server(project, *PROJECT_ARGUMENTS, "--stream-seconds", "30") as running:
+    with running_server(project, *PROJECT_ARGUMENTS, "--stream-seconds", "120") as running:
         yield running
 
 
