@@ -88,25 +88,13 @@ class Executions:
 
     Args:
         hub: The server's hub: its guard decides, its audit log records.
-        tools: Every served tool; the API caller's palette holds them all.
         approvals: The durable approvals' store (shared with ``nucleo approvals``).
         expiry: Seconds a pending approval waits for its decision.
     """
 
-    def __init__(
-        self,
-        hub: ToolHub,
-        tools: Sequence[ToolProvider],
-        approvals: ApprovalStore,
-        *,
-        expiry: float,
-    ) -> None:
+    def __init__(self, hub: ToolHub, approvals: ApprovalStore, *, expiry: float) -> None:
         self.caller = ApiCaller(hub=hub)
-        system_wide = {provider.name for provider in hub.system_wide_tools()}
-        for provider in tools:
-            if provider.name not in system_wide:  # those are in every palette already
-                self.caller.add_tool(provider)
-        self.caller.reconcile_tool_registry()
+        self._hub = hub
         self._log: AuditLog | None = _log_of(hub)
         self._approvals = approvals
         self._expiry = expiry
@@ -115,6 +103,14 @@ class Executions:
         # process; the store's claim holds across processes).
         self._settled: dict[str, ExecutionResult] = {}
         self._settling = asyncio.Lock()
+
+    def serve(self, tools: Sequence[ToolProvider]) -> None:
+        """Put ``tools`` in the API caller's palette: the tools the API may call."""
+        system_wide = {provider.name for provider in self._hub.system_wide_tools()}
+        for provider in tools:
+            if provider.name not in system_wide:  # those are in every palette already
+                self.caller.add_tool(provider)
+        self.caller.reconcile_tool_registry()
 
     @property
     def approvals(self) -> ApprovalStore:

@@ -69,13 +69,9 @@ class ApiService:
         from nucleo_core.tools.providers import provider_for
 
         listed = [(provider_for(tool), origin) for tool, origin in tools]
-        executions = Executions(hub, [], approvals, expiry=expiry)
+        executions = Executions(hub, approvals, expiry=expiry)
         catalog = ServedCatalog(hub, listed, thinkers, executions.caller)
-        system_wide = {provider.name for provider in hub.system_wide_tools()}
-        for provider in catalog.providers:  # the caller's palette holds every served tool
-            if provider.name not in system_wide:  # those are in every palette already
-                executions.caller.add_tool(provider)
-        executions.caller.reconcile_tool_registry()
+        executions.serve(catalog.providers)  # the caller's palette holds every served tool
         return cls(
             hub=hub,
             catalog=catalog,
