@@ -53,8 +53,12 @@ class ScriptedModel:
     for every request). Install it for code that looks clients up through a catalog with
     ``nucleo_core.testing.override_client(model)``.
 
+    It streams too (`stream`): the answer's text in a few deltas, then the whole response, so
+    a loop that streams (``Thinker.stream_text``) is tested on it as on a real adapter.
+
     Attributes:
         requests: Every request received, in order.
+        streamed: For each request, in the same order, whether it was streamed.
     """
 
     def __init__(
@@ -64,6 +68,7 @@ class ScriptedModel:
         model: str = "scripted",
     ) -> None:
         self.requests: list[ModelRequest] = []
+        self.streamed: list[bool] = []
         self._model = model
         self._function: Callable[[ModelRequest], ModelResponse | str] | None = None
         self._queue: deque[Scripted] = deque()
@@ -88,11 +93,16 @@ class ScriptedModel:
             ScriptExhausted: The script has no answer left.
         """
         self.requests.append(request)
+        self.streamed.append(False)
         return self._answer(request)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        """Record ``request``; yield the answer's text in a few deltas, then the response."""
+        """Record ``request``; yield the answer's text in a few deltas, then the response.
+
+        A scripted exception is raised before the first event, as a server's refusal is.
+        """
         self.requests.append(request)
+        self.streamed.append(True)
         response = self._answer(request)
         text = response.text
         step = max(1, len(text) // 3)

@@ -65,6 +65,9 @@ def chat(
 ) -> None:
     """Chat with a ChatThinker: each line you type is one message, its answer streamed back.
 
+    The model's text is printed as it arrives (the request is streamed), the text it writes
+    before calling tools included.
+
     THINKER is the class's import path, as for `nucleo run`; it must subclass ChatThinker. It is
     built as `nucleo run` builds a thinker. The conversation is durable: every turn is kept
     (in $NUCLEO_CONVERSATIONS, by default ~/.local/share/nucleo/conversations.sqlite3), and its
@@ -108,6 +111,7 @@ def chat(
         instance.approver = terminal_approver  # a person at the terminal says yes or no
     printer = AnswerPrinter()
     instance.listeners.append(printer)
+    instance.stream_text = True  # the answer is printed as it arrives, not once it is whole
     resumed = conversation_id is not None and conversations.exists(conversation_id)
     conversation_id = conversation_id or uuid.uuid4().hex
     state = "resumed" if resumed else "new"

@@ -105,6 +105,7 @@ def run(
         printer = AnswerPrinter()
         if not as_json_output:
             instance.listeners.append(printer)
+            instance.stream_text = True  # a text answer is printed as it arrives
 
         async def running() -> Any:
             try:

@@ -29,8 +29,11 @@ class ChatThinker(ReactiveThinker):
       with ``done=True``; the chunks' texts joined are the answer exactly (an empty answer is
       one empty done chunk). The answer is streamed once accepted, not token by token from the
       provider: an answer is only known to be the user's (rather than a step towards tool
-      calls) once the whole of it is read. A turn that took in inbox messages streams one
-      answer per reply (each ending with its own done chunk); `send` returns the last.
+      calls) once the whole of it is read. With ``stream_text`` on (as ``nucleo chat`` sets
+      it), the model's text streams as it arrives instead, as delta events (see
+      `ContentEvent`), and the chunks leave out what the deltas showed. A turn that took in
+      inbox messages streams one answer per reply (each ending with its own done chunk);
+      `send` returns the last.
     - **Ending.** A chat goes on from turn to turn, and so does its tools' state (see
       `nucleo_core.tools.state`); `end_conversation` ends it (``close``, or leaving a ``with``
       block, ends every chat of this thinker), and only then are its tools told.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -14,11 +14,13 @@ from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
     ModelRequestRejected,
+    ModelResponseMalformed,
     ModelServerError,
     ResponseParseError,
     ResponseValidationError,
 )
 from nucleo_core.models.catalog import ModelCatalog
+from nucleo_core.models.client import ResponseComplete, TextDelta
 from nucleo_core.models.messages import Message, StopReason, TextBlock, Usage
 from nucleo_core.models.request import ModelRequest, ModelResponse, ToolChoice
 from nucleo_core.thinking._well_formed import well_formed
@@ -74,6 +76,15 @@ class LLMCall(Generic[AnswerT]):
     - **Turns** — `turns` holds the refused answers and their correction turns of the last
       run; when the run gives up (`ResponseParseError`, `ResponseValidationError`) it ends with
       the answer given up on, so a caller can keep them for the transcript.
+    - **Streaming** — with ``on_text`` given, and an answer that is text (``output_type`` is
+      ``str``) from a seat that calls tools natively, each request is streamed and its text is
+      passed to ``on_text`` as it arrives; the response is assembled from the stream as
+      `ModelClient.complete` would return it, so corrections, escalations and the deadline are
+      unchanged. Text already passed on is never passed again: a later attempt of the same
+      exchange (an escalation, a correction) passes on only what goes beyond the text shown,
+      and nothing more once it says something else. `shown` holds what was passed on. (A
+      typed answer, or the JSON envelope of a seat without native tools, is not for a reader
+      as it streams, and is not streamed.)
     - **Client** — the catalog's (which answers the client `override_client` installed, the
       test seam), or the ``client`` passed in.
 
@@ -90,6 +101,8 @@ class LLMCall(Generic[AnswerT]):
         correction: The correction budget.
         client: A client to use instead of the catalog's.
         observer: Told of each request to the model and its answer (tracing); ``None``: none.
+        on_text: Given the answer's text as it streams (see Streaming); ``None``: requests are
+            not streamed.
     """
 
     def __init__(
@@ -106,6 +119,7 @@ class LLMCall(Generic[AnswerT]):
         correction: ResponseCorrection | None = None,
         client: ModelClient | None = None,
         observer: RunObserver | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> None:
         self.declaration = declaration
         self.messages = tuple(messages)
@@ -118,6 +132,9 @@ class LLMCall(Generic[AnswerT]):
         self.correction = correction or ResponseCorrection()
         self.client = client
         self.observer = observer
+        self.on_text = on_text
+        #: The text passed to ``on_text`` in the last run, in order (see Streaming).
+        self.shown = ""
         #: The refused answers and correction turns of the last run (see the class docstring).
         self.turns: list[Message] = []
 
@@ -142,6 +159,7 @@ class LLMCall(Generic[AnswerT]):
         """
         seat = self.seat()
         self.turns = []
+        self.shown = ""
         # Made before the deadline starts: importing an SDK is not the server's time.
         client = self.client if self.client is not None else self._catalog().client_for(seat)
         if seat.deadline is None:
@@ -173,6 +191,11 @@ class LLMCall(Generic[AnswerT]):
         turns = self.turns
         usage = Usage()
         corrections = escalations = 0
+        streamed = (
+            _Shown(self.on_text)
+            if self.on_text is not None and seat.native_tools and self.output_type is str
+            else None
+        )
         while True:
             request = ModelRequest(
                 model=seat.model,
@@ -186,12 +209,15 @@ class LLMCall(Generic[AnswerT]):
             # can rely on: a malformed tool use is refused for that call, never for the run.
             try:
                 answered = await (
-                    client.complete(request)
+                    _send(client, seat, request, streamed)
                     if self.observer is None
-                    else self._observed(self.observer, client, seat, request)
+                    else self._observed(self.observer, client, seat, request, streamed)
                 )
             except (ModelRequestRejected, ModelServerError) as refused:
                 raise _with_context_hint(refused, seat) from refused
+            finally:
+                if streamed is not None:
+                    self.shown = streamed.text
             response = well_formed(answered)
             usage = usage + response.usage
             if response.stop_reason is StopReason.MAX_TOKENS and budget < seat.max_output_tokens:
@@ -219,17 +245,82 @@ class LLMCall(Generic[AnswerT]):
             )
 
     async def _observed(
-        self, observer: RunObserver, client: ModelClient, seat: ModelEntry, request: ModelRequest
+        self,
+        observer: RunObserver,
+        client: ModelClient,
+        seat: ModelEntry,
+        request: ModelRequest,
+        streamed: _Shown | None,
     ) -> ModelResponse:
         """One request, told to ``observer``: sent, then answered (well formed) or failed."""
         chat = observer.chat_started(seat, request)
         try:
-            response = well_formed(await client.complete(request))
+            response = well_formed(await _send(client, seat, request, streamed))
         except BaseException as exc:
             chat.failed(exc)
             raise
         chat.answered(response)
         return response
+
+
+async def _send(
+    client: ModelClient, seat: ModelEntry, request: ModelRequest, streamed: _Shown | None
+) -> ModelResponse:
+    """One request: completed, or streamed with its text passed on through ``streamed``."""
+    if streamed is None:
+        return await client.complete(request)
+    streamed.attempt()
+    events = client.stream(request)
+    try:
+        # The adapters retry a stream only before its first event: a retry repeats no text.
+        async for event in events:
+            if isinstance(event, TextDelta):
+                streamed.add(event.text)
+            elif isinstance(event, ResponseComplete):
+                return event.response
+    finally:
+        close = getattr(events, "aclose", None)
+        if close is not None:  # an async generator: its connection is released now
+            await close()
+    raise ModelResponseMalformed(
+        "the model's stream ended without its final response (the server closed it early)",
+        provider=seat.provider,
+    )
+
+
+class _Shown:
+    """The text of one exchange passed on as it streams, never the same text twice.
+
+    Each attempt (the first request, then each escalation or correction) streams its answer
+    from its start; only what goes beyond the text already shown is passed on, and an attempt
+    that says something else than what was shown passes nothing more on.
+    """
+
+    def __init__(self, sink: Callable[[str], None]) -> None:
+        self._sink = sink
+        self.text = ""
+        self._attempt = ""
+        self._diverged = False
+
+    def attempt(self) -> None:
+        """A new attempt begins: its text is compared with what was shown from its start."""
+        self._attempt = ""
+        self._diverged = False
+
+    def add(self, piece: str) -> None:
+        """A piece of the attempt's text: passed on where it is new."""
+        if self._diverged or not piece:
+            return
+        start = len(self._attempt)
+        self._attempt += piece
+        overlap = self.text[start : start + len(piece)]
+        if not piece.startswith(overlap):
+            self._diverged = True
+            return
+        new = piece[len(overlap) :]
+        if new:
+            self.text += new
+            self._sink(new)
 
 
 def _with_context_hint(error: ModelError, seat: ModelEntry) -> ModelError:

@@ -404,8 +404,12 @@ class ReactiveThinker(Thinker[str, str]):
             correction=self.correction,
             client=self.client,
             observer=self._hub.observer,
+            on_text=self.text_sink(),
         )
-        result = await call.run()
+        try:
+            result = await call.run()
+        finally:
+            self.end_streamed_reply(call)
         self.catalog = call.catalog
         return result
 

@@ -62,13 +62,25 @@ OutputT = TypeVar("OutputT")
 class ContentEvent:
     """A piece of a thinker's answer, streamed to whoever listens.
 
+    Two kinds of events reach the listeners:
+
+    - **Deltas** (``delta=True``), only while `Thinker.stream_text` is on: the model's text as
+      it arrives, in every turn (the text before a turn's tool calls too), and an empty
+      ``done`` delta once a reply that showed text is over.
+    - **Answers** (``delta=False``): the accepted answer, in chunks, the last one ``done``.
+      What the deltas of the answer's own exchange already showed is left out of them (so
+      with streaming the answer usually arrives as one empty ``done`` chunk): joined, the
+      deltas of the answering reply and the answer's chunks are the answer exactly.
+
     Attributes:
         text: The text (for a typed answer, its JSON).
-        done: Whether this is the final chunk of the answer.
+        done: Whether this is the final chunk of the answer (or, for a delta, of a reply).
+        delta: Whether this is the model's text as it streams rather than the accepted answer.
     """
 
     text: str
     done: bool = False
+    delta: bool = False
 
 
 class Thinker(ThinkerBase, Generic[InputT, OutputT]):
@@ -160,6 +172,12 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         self.last_tool_failures: tuple[ToolFailure, ...] | None = None
         self._tool_failures: list[ToolFailure] = []
         self.listeners: list[Callable[[ContentEvent], None]] = []
+        #: Whether the model's text is streamed to the listeners as it arrives (delta
+        #: `ContentEvent`s), for a text answer from a seat that calls tools natively: the
+        #: requests are then streamed. Off: the listeners get the accepted answer only.
+        self.stream_text = False
+        # What the deltas of the last exchange showed: left out of the answer's events.
+        self._echo = ""
         # Every tool the palette held during each conversation not ended yet, by conversation
         # id: a tool granted and revoked mid-conversation is still told when it ends.
         self._palette_seen: dict[str, dict[int, ToolProvider]] = {}
@@ -515,6 +533,7 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             correction=self.correction,
             client=self.client,
             observer=self._hub.observer,
+            on_text=self.text_sink(),
         )
         try:
             result = await call.run()
@@ -523,6 +542,8 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             # a developer reads to see why the answer was given up on.
             context.extend(call.turns)
             raise
+        finally:
+            self.end_streamed_reply(call)
         self.catalog = call.catalog
         self.record_usage(result.usage)
         return result
@@ -580,9 +601,44 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         return Depth.STANDARD
 
     def emit(self, event: ContentEvent) -> None:
-        """Send a content event to every listener."""
+        """Send a content event to every listener.
+
+        An answer event leaves out what the deltas of the last exchange already showed (see
+        `ContentEvent`); an answer that says something else than they did is sent whole.
+        """
+        if not event.delta and self._echo:
+            echo, text = self._echo, event.text
+            common = min(len(echo), len(text))
+            if echo[:common] == text[:common]:
+                self._echo, text = echo[common:], text[common:]
+            else:
+                self._echo = ""  # another text: nothing of it was shown
+            if event.done:
+                self._echo = ""
+            elif not text:
+                return  # wholly shown already
+            event = ContentEvent(text=text, done=event.done)
         for listener in list(self.listeners):
             listener(event)
+
+    def text_sink(self) -> Callable[[str], None] | None:
+        """Where an exchange passes its text as it streams (`LLMCall`'s ``on_text``).
+
+        ``None`` (the requests are not streamed) unless `stream_text` is on and someone listens.
+        """
+        if not self.stream_text or not self.listeners:
+            return None
+        self._echo = ""
+        return self._stream_delta
+
+    def end_streamed_reply(self, call: LLMCall[Any]) -> None:
+        """After an exchange: end its streamed text with a ``done`` delta, when it showed any."""
+        self._echo = call.shown
+        if call.shown:
+            self.emit(ContentEvent(text="", done=True, delta=True))
+
+    def _stream_delta(self, text: str) -> None:
+        self.emit(ContentEvent(text=text, delta=True))
 
     @property
     def conversation(self) -> ConversationContext | None:
