@@ -15,7 +15,9 @@ __all__ = ["requester_of"]
 # (its entry leaves when the thinker does) and what the requester was made from: a thinker
 # asks for one every turn, and making it (its validation, its JSON) costs more than checking
 # that the kept one still holds.
-_Kept = tuple["weakref.ref[Any]", object, tuple[tuple[int, type], ...], "Requester"]
+_Kept = tuple[
+    "weakref.ref[Any]", object, tuple[tuple[int, type], ...], tuple[str, ...], "Requester"
+]
 _KEPT: dict[int, _Kept] = {}
 
 
@@ -38,6 +40,7 @@ def requester_of(thinker: Any) -> Requester:
         chain.append(above)
         above = getattr(above, "_delegator", None)
     identity = tuple((id(parent), type(parent)) for parent in chain) if chain else ()
+    outside = _outside(thinker)
     key = id(thinker)
     kept = _KEPT.get(key)
     if (
@@ -45,8 +48,9 @@ def requester_of(thinker: Any) -> Requester:
         and kept[0]() is thinker
         and kept[1] == conversation_id
         and kept[2] == identity
+        and kept[3] == outside
     ):
-        return kept[3]
+        return kept[4]
     # Imported only here: an import statement costs more than the rest of a kept look-up.
     from nucleo_core.guard.audit.events import Requester
 
@@ -55,7 +59,7 @@ def requester_of(thinker: Any) -> Requester:
         thinker_id=f"{key:x}",
         conversation_id=conversation_id if isinstance(conversation_id, str) else None,
         parents=(
-            *_outside(thinker),
+            *outside,
             *(f"{_qualified(type(p))}#{id(p):x}" for p in reversed(chain)),
         ),
     )
@@ -63,7 +67,7 @@ def requester_of(thinker: Any) -> Requester:
         reference = weakref.ref(thinker, partial(_forget, key))
     except TypeError:  # not weakly referable: made anew every time
         return requester
-    _KEPT[key] = (reference, conversation_id, identity, requester)
+    _KEPT[key] = (reference, conversation_id, identity, outside, requester)
     return requester
 
 

@@ -35,8 +35,8 @@ logger = logging.getLogger("nucleo.guard")
 #: The decisions whose ``call_start`` is committed before the tool runs.
 _DURABLE_START = frozenset({"notify", "confirm"})
 
-# The tails of call records (see `CallAudit._fast_tail`), by provider, requester and rule.
-_TAILS: dict[tuple[int, int, str | None], tuple[ToolProvider, Requester, str]] = {}
+# The tools' parts of call records (see `CallAudit._fast_tail`), by provider and rule.
+_TAILS: dict[tuple[int, str | None], tuple[ToolProvider, str]] = {}
 _MAX_TAILS = 4096
 
 
@@ -48,7 +48,7 @@ class CallAudit:
         requester: Who asked (the thinker, its conversation, its parents).
     """
 
-    __slots__ = ("_digests", "_keep_arguments", "_log", "_requester")
+    __slots__ = ("_digests", "_keep_arguments", "_log", "_requester", "_said_by")
 
     def __init__(self, log: AuditLog, requester: Requester) -> None:
         self._log = log
@@ -56,6 +56,7 @@ class CallAudit:
         # Each call's arguments are digested once, for all of its records.
         self._digests: dict[str, tuple[object, str]] = {}
         self._keep_arguments = log.record_arguments
+        self._said_by = ',"requester":' + requester._json
 
     def permission(
         self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision
@@ -179,11 +180,10 @@ class CallAudit:
         decision = decided.decision.value if decided is not None else None
         rule = decided.decided_by if decided is not None else None
         durable = decision in _DURABLE_START
-        digest = self._digest(call)
-        if digest is not None and not self._keep_arguments:
+        head = self._fast_head(call)
+        if head is not None:
             # The common case, written from parts kept per tool (see `_fast_tail`).
             said_decision = "" if decision is None else f',"decision":"{decision}"'
-            head = f'{{"arguments_digest":"{digest}","at":"'
             tail = (
                 f'","call_id":{_text(call.id)}{said_decision},"kind":"call_start"'
                 + self._fast_tail(provider, rule)
@@ -214,11 +214,10 @@ class CallAudit:
         said = _outcome(outcome, internal=internal)
         reason = outcome.result.content if outcome.status is not CallStatus.OK else None
         duration = outcome.duration
-        digest = self._digest(call) if error is None and provider is not None else None
+        head = self._fast_head(call) if error is None and provider is not None else None
         if (
-            digest is not None
+            head is not None
             and provider is not None
-            and not self._keep_arguments
             and type(duration) is float
             and 0.0 <= duration < math.inf
             and (reason is None or type(reason) is str)
@@ -227,7 +226,7 @@ class CallAudit:
             said_decision = "" if decision is None else f',"decision":"{decision}"'
             said_reason = "" if reason is None else ',"reason":' + _text(reason)
             self._record_content(
-                f'{{"arguments_digest":"{digest}","at":"',
+                head,
                 f'","call_id":{_text(call.id)}{said_decision},"duration":{duration!r},'
                 f'"kind":"call_finish","outcome":"{said}"{said_reason}'
                 + self._fast_tail(provider, None),
@@ -268,6 +267,20 @@ class CallAudit:
             **fields,
         )
 
+    def _fast_head(self, call: ToolCall) -> str | None:
+        """A call record's content up to its time, or ``None`` where an event must write it.
+
+        The arguments' digest, or nothing for arguments that are not an object (the text a
+        model sent, which the record leaves out as an event does); an event writes the rest:
+        arguments kept in full, or with no canonical form (the log reports that).
+        """
+        if not isinstance(call.raw_input, Mapping):
+            return '{"at":"'
+        digest = self._digest(call)
+        if digest is None or self._keep_arguments:
+            return None
+        return f'{{"arguments_digest":"{digest}","at":"'
+
     def _digest(self, call: ToolCall) -> str | None:
         """The digest of ``call``'s arguments, once per call; ``None`` with no canonical form."""
         arguments = call.raw_input
@@ -285,29 +298,27 @@ class CallAudit:
         return digest
 
     def _fast_tail(self, provider: ToolProvider, rule: str | None) -> str:
-        """A call record's content from ``requester`` on: the same for every call of a tool.
+        """A call record's content from ``requester`` on.
 
-        The keys after ``kind`` in canonical order (``requester``, ``risk``, ``rule``,
-        ``source``, ``tool``), written once per tool, requester and rule (and kept across
-        turns: a thinker's requester is), not once per record; a test holds the records so
-        written equal to `content_parts`'.
+        The keys after ``kind`` in canonical order: ``requester`` (written once per run, with
+        the `Requester`), then ``risk``, ``rule``, ``source`` and ``tool``, the same for every
+        call of a tool under a rule, written once and kept across runs; a test holds the
+        records so written equal to `content_parts`'.
         """
-        requester = self._requester
-        key = (id(provider), id(requester), rule)
+        key = (id(provider), rule)
         kept = _TAILS.get(key)
-        # Kept with the objects it was written from, so that a recycled id never finds it.
-        if kept is not None and kept[0] is provider and kept[1] is requester:
-            return kept[2]
-        tail = ',"requester":' + requester._json
-        if provider.risk_declared:
-            tail += ',"risk":' + _text(provider.risk.value)
-        if rule is not None:
-            tail += ',"rule":' + _text(rule)
-        tail += ',"source":' + _text(provider.source) + ',"tool":' + _text(provider.name) + "}"
-        if len(_TAILS) >= _MAX_TAILS:
-            _TAILS.clear()  # a bound, not a policy: they are cheap to write again
-        _TAILS[key] = (provider, requester, tail)
-        return tail
+        # Kept with the provider it was written from, so that a recycled id never finds it.
+        if kept is None or kept[0] is not provider:
+            tail = ""
+            if provider.risk_declared:
+                tail += ',"risk":' + _text(provider.risk.value)
+            if rule is not None:
+                tail += ',"rule":' + _text(rule)
+            tail += f',"source":{_text(provider.source)},"tool":{_text(provider.name)}}}'
+            if len(_TAILS) >= _MAX_TAILS:
+                _TAILS.clear()  # a bound, not a policy: they are cheap to write again
+            kept = _TAILS[key] = (provider, tail)
+        return self._said_by + kept[1]
 
     def _event(
         self, kind: Any, call: ToolCall, provider: ToolProvider | None, **fields: Any

@@ -29,12 +29,12 @@ plugin's hook or a guardrail that raised, hung or answered garbage, named in ``r
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
+from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditValueError
 
 __all__ = [
@@ -72,9 +72,6 @@ CallOutcome = Literal["ok", "tool_error", "timeout", "cancelled", "refused", "in
 #: How a call can end.
 CALL_OUTCOMES: Final[tuple[CallOutcome, ...]] = get_args(CallOutcome)
 
-_ENCODER = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
 _KINDS = frozenset(AUDIT_KINDS)
 _DECISIONS = frozenset(DECISIONS)
 # Per kind: the outcomes it may carry, and whether it must carry one.
@@ -148,7 +145,7 @@ class Requester:
                 raise AuditValueError(f"requester.{name}: a string")
         if type(self.parents) is not tuple or any(type(p) is not str for p in self.parents):
             raise AuditValueError("requester.parents: a tuple of strings, root first")
-        object.__setattr__(self, "_json", _ENCODER.encode(self.to_json()))
+        object.__setattr__(self, "_json", canonical_json(self.to_json()))
 
     def to_json(self) -> dict[str, object]:
         """The requester as a JSON object, without its empty fields."""

@@ -69,23 +69,27 @@ def _event_of(record: Any) -> AuditEvent:
     )
 
 
+ARGUMENTS = {"to": "ana", "text": "hé"}
+
+
 @pytest.mark.parametrize(
-    ("subject", "decision", "status", "content"),
+    ("subject", "decision", "status", "content", "raw"),
     [
-        (send_note, "notify", CallStatus.OK, "sent"),
-        (send_note, "auto", CallStatus.TIMEOUT, 'too slow: "quoted" \\ and ünïcode\n'),
-        (peek, None, CallStatus.OK, "k"),
-        (peek, "confirm", CallStatus.REFUSED, "not approved"),
+        (send_note, "notify", CallStatus.OK, "sent", ARGUMENTS),
+        (send_note, "auto", CallStatus.TIMEOUT, 'too slow: "quoted" \\ and ünïcode\n', ARGUMENTS),
+        (peek, None, CallStatus.OK, "k", ARGUMENTS),
+        (peek, "confirm", CallStatus.REFUSED, "not approved", ARGUMENTS),
+        (peek, "auto", CallStatus.OK, "k", '{"key": "k"}'),  # the text a model sent
     ],
 )
 def test_call_records_written_from_parts_are_what_an_event_would_write(
-    subject: Any, decision: str | None, status: CallStatus, content: str
+    subject: Any, decision: str | None, status: CallStatus, content: str, raw: Any
 ) -> None:
     """A call's start and finish written by the call door equal content_parts of their events."""
     log = AuditLog(MemoryAuditStore())
     audit = CallAudit(log, requester_of(Asker()))
     provider = provider_for(subject)
-    call = ToolCall(id='call-"1"', name=provider.name, raw_input={"to": "ana", "text": "hé"})
+    call = ToolCall(id='call-"1"', name=provider.name, raw_input=raw)
     decided = (
         None
         if decision is None
@@ -102,6 +106,7 @@ def test_call_records_written_from_parts_are_what_an_event_would_write(
         head, tail = content_parts(_event_of(record), record.arguments_digest, None)
         assert record.content == head + json.loads(record.content)["at"] + tail
     assert records[0].rule == ("rule:x" if decided else None)
+    assert (records[0].arguments_digest is None) == isinstance(raw, str)
     assert records[1].reason == (None if status is CallStatus.OK else content)
     assert log.verify().ok
 
