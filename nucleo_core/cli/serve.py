@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -269,9 +268,6 @@ def _announce(settings: Any, token: Any) -> None:
             "TLS-terminating proxy in front of it.",
             err=True,
         )
-    click.echo(
-        f'Try: curl -H "Authorization: Bearer $(cat {Path(".nucleo") / "api-token"})" '
-        f"{where}/api/tools",
-        err=True,
-    )
+    bearer = f"$(cat {token.path})" if token.path is not None else "$NUCLEO_API_TOKEN"
+    click.echo(f'Try: curl -H "Authorization: Bearer {bearer}" {where}/api/tools', err=True)
     logging.getLogger("nucleo.server").info("serving on %s", where)
