@@ -322,10 +322,12 @@ class ToolIndex:
             ordered = sorted(hits, key=lambda hit: (-hit[0], hit[1]))
             exhausted = len(hits) < fetch
             # When the last fetched hit ties the hit at the cut, a tie beyond the fetch could
-            # belong before it by name: fetch more until the tie is inside the fetch.
+            # belong before it by name: fetch more until the tie is inside the fetch. Four
+            # times more: ties come in groups (one server's tools connected under several
+            # prefixes score alike), and each fetch is a whole search, so fewer rounds win.
             if exhausted or len(ordered) <= limit or ordered[-1][0] < ordered[limit - 1][0]:
                 return ordered[:limit]
-            fetch *= 2
+            fetch *= 4
 
 
 def _ranking_query(engine: Engine, words: list[str]) -> tantivy.Query | None:

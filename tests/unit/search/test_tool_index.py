@@ -347,3 +347,13 @@ def test_a_spec_with_every_field_is_indexed_by_its_display_name_too() -> None:
         name="t1", description="Does a thing.", input_schema={}, display_name="Inventory Audit"
     )
     assert top(ToolIndex([spec, record("t2", "Does a thing.")]), "inventory") == ["t1"]
+
+
+def test_ties_beyond_the_first_fetch_are_still_broken_by_name() -> None:
+    """A hundred tools scoring alike give the alphabetically first ones, whatever their order."""
+    names = [f"mirror_{number:03d}_send_message" for number in range(100)]
+    shuffled = names[37:] + names[:37]
+    index = ToolIndex([record(name, "Send a message to a chat channel.") for name in shuffled])
+    hits = index.search("send a message to a channel", 5)
+    assert len({hit.score for hit in hits}) == 1, "the hundred tools tie"
+    assert [hit.name for hit in hits] == names[:5]
