@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["approvals", "approvals_path", "terminal_approver"]
 
+#: How the approvals of MCP gateway clients are filed (`ClientIdentity.approvals_key`).
+GATEWAY_APPROVALS = "mcp-gateway:"
+
 
 def approvals_path(path: str | None) -> Path:
     """The approvals' file: ``path``, else the default next to the conversations' file."""
@@ -134,6 +137,13 @@ def reject(approval_id: str, reason: str, path: str | None, by: str | None, as_j
 def _decided(record: ApprovalRecord, as_json: bool) -> None:
     if as_json:
         render.print_json(record.to_json())
+        return
+    if record.conversation_id.startswith(GATEWAY_APPROVALS):
+        # A gateway client's call: nothing to resume; the client calls the tool again.
+        click.echo(
+            f"Approval {record.id} {record.status}: {record.tool}. The MCP client that asked "
+            "runs it by calling the tool again with the same arguments."
+        )
         return
     click.echo(
         f"Approval {record.id} {record.status}: {record.tool}. Continue the run with: "

@@ -246,6 +246,7 @@ def test_confirm_without_elicitation_waits_and_runs_once_after_approval(project:
 
     decided = approve(project, approval_id)
     assert decided.returncode == 0, decided.stderr
+    assert "calling the tool again" in decided.stdout
 
     async def retried() -> tuple[Any, Any]:
         async with connect(project, name=name) as client:
