@@ -127,14 +127,15 @@ def test_a_missing_attribute_is_a_failed_import(site: FakeSite) -> None:
         (
             "bad_tools:make",
             "def make():\n    return 'search'\n",
-            "returned the wrong type from bad_tools:make: expected a tool provider or an "
-            "iterable of tool providers, @tool classes or @tool functions, got str",
+            "returned the wrong type from bad_tools:make: expected a tool provider, a "
+            "ToolPackResult or an iterable of tool providers, @tool classes or @tool functions, "
+            "got str",
         ),
         (
             "bad_tools:make",
             "def make():\n    return [print]\n",
-            "returned the wrong type from bad_tools:make: expected a tool provider or an "
-            "iterable of tool providers, @tool classes or @tool functions, "
+            "returned the wrong type from bad_tools:make: expected a tool provider, a "
+            "ToolPackResult or an iterable of tool providers, @tool classes or @tool functions, "
             "got list holding builtin_function_or_method",
         ),
         (
