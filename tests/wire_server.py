@@ -4,6 +4,12 @@ Adapter tests point the official SDKs at it (``base_url``), so the SDK's whole H
 the request body the SDK really sends is recorded, and the reply is whatever the test scripted
 (a JSON body, a server-sent-event stream, a 429 with ``retry-after``, a 500, a malformed body).
 
+Listings a client may read on the side (a model's context window: ``GET /v1/models``, ``GET
+/props``, ``POST /api/show``) never take a scripted reply: they answer what a test put in
+`WireServer.routes` for that method and path (every time), else 404, and are recorded in
+`WireServer.routed` rather than `WireServer.requests`, so a test scripting a conversation sees
+only its conversation.
+
 The server listens on a port of its own choosing (port 0) before its URL is handed out, so a
 request made as soon as ``url`` is known is accepted and then served; `refused_port` is a port
 held so that nothing can listen on it.
@@ -68,12 +74,20 @@ class Recorded:
         return json.loads(self.body)
 
 
+#: The side listings (method and path, without a query), answered from `WireServer.routes`.
+LISTINGS = frozenset({("GET", "/v1/models"), ("GET", "/props"), ("POST", "/api/show")})
+
+
 class WireServer:
     """The server: ``url`` to point an SDK at, ``replies`` to script, ``requests`` recorded."""
 
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[Recorded] = []
+        #: A fixed reply for a listing, by ``(method, path)`` (see the module docstring).
+        self.routes: dict[tuple[str, str], Reply] = {}
+        #: The listing requests received, in order.
+        self.routed: list[Recorded] = []
         #: Set by `stop`: releases the replies still held back.
         self.stopping = threading.Event()
         server = self
@@ -84,14 +98,20 @@ class WireServer:
             def _answer(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
-                server.requests.append(
-                    Recorded(
-                        method=self.command,
-                        path=self.path,
-                        headers={k.lower(): v for k, v in self.headers.items()},
-                        body=body,
-                    )
+                recorded = Recorded(
+                    method=self.command,
+                    path=self.path,
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    body=body,
                 )
+                listing = (self.command, self.path.partition("?")[0])
+                if listing in LISTINGS:
+                    server.routed.append(recorded)
+                    self._send(
+                        server.routes.get(listing) or Reply.json({"error": "not found"}, status=404)
+                    )
+                    return
+                server.requests.append(recorded)
                 reply = (
                     server.replies.popleft()
                     if server.replies

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import tomllib
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from nucleo_core.models.client import ModelClient
 
 __all__ = ["PROVIDERS", "Grade", "ModelCatalog", "ModelEntry"]
+
+logger = logging.getLogger("nucleo.models")
 
 #: The providers an entry id may name.
 PROVIDERS = ("anthropic", "openai", "openai-compatible")
@@ -47,7 +50,8 @@ class ModelEntry:
         base_url: The endpoint, for ``openai-compatible`` entries (and optional overrides).
         context_window: Tokens the model reads at most. Set it to the server's window (a local
             server's is often 4,096 or 8,192): the conversation is compacted before it passes
-            three quarters of it.
+            three quarters of it. Left unset on an ``openai-compatible`` entry, it is read
+            from the server where the server says it (`ModelCatalog.learn_context_window`).
         max_output_tokens: The ceiling the answer budget may be escalated to when an answer is
             cut off (the budget doubles up to it); the first budget is capped by it too.
         native_tools: Whether the model calls tools natively; if not, tools are described and
@@ -59,6 +63,8 @@ class ModelEntry:
             ``nucleo.models.<provider>``.
         deadline: Seconds one exchange (`LLMCall`: every attempt, correction and escalation
             of one turn) may take in all; ``None`` for no deadline.
+        context_window_source: Where ``context_window`` comes from: ``"default"``,
+            ``"configured"`` (a setting) or ``"server"`` (what the server said).
     """
 
     id: str
@@ -71,6 +77,7 @@ class ModelEntry:
     timeout: float | None = None
     retries: int = 2
     deadline: float | None = None
+    context_window_source: str = field(default="default", compare=False)
 
     @classmethod
     def parse(cls, entry_id: str, **limits: Any) -> ModelEntry:
@@ -130,6 +137,8 @@ class ModelEntry:
         for key in ("timeout", "deadline"):
             if key in changed:
                 changed[key] = float(changed[key])  # 30 in TOML is seconds as much as 30.0
+        if "context_window" in changed:
+            changed["context_window_source"] = "configured"  # never overridden by the server's
         return replace(self, **changed)
 
 
@@ -196,6 +205,8 @@ class ModelCatalog:
         self._clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[str, ModelClient]
         ] = weakref.WeakKeyDictionary()
+        # Entries whose server was asked for its context window: each is asked once.
+        self._asked_window: set[str] = set()
         for entry in entries:
             self.add(entry)
         for grade, entry_id in (grades or {}).items():
@@ -274,6 +285,47 @@ class ModelCatalog:
         if client is None:
             client = clients[entry.id] = self._new_client(entry)
         return client
+
+    async def learn_context_window(self, entry: ModelEntry) -> ModelEntry:
+        """``entry`` with the context window its server says, when it has none configured.
+
+        For an ``openai-compatible`` entry whose ``context_window`` is not set, the server is
+        asked once (per entry and catalog) through the catalog's client
+        (`OpenAIChatClient.context_window`: vLLM's, llama.cpp's and Ollama's listings); the
+        window it says replaces the default in this catalog, and is logged at ``INFO`` on
+        ``nucleo.models``. A server that says nothing (or cannot be asked) leaves the default,
+        and that is logged at ``INFO`` too; the first context overflow then says how to set it.
+        Nothing is asked while `override_client` installs a client (tests), nor for other
+        providers, whose windows are the model's own.
+
+        Returns:
+            The entry as this catalog now holds it.
+        """
+        from nucleo_core.models.seam import current_override
+
+        if (
+            entry.provider != "openai-compatible"
+            or entry.context_window_source != "default"
+            or entry.id in self._asked_window
+            or current_override() is not None
+        ):
+            return self._entries.get(entry.id, entry)
+        self._asked_window.add(entry.id)
+        tell = getattr(self.client_for(entry), "context_window", None)
+        window = await tell(entry.model) if callable(tell) else None
+        if not isinstance(window, int):
+            logger.info(
+                "%s: the server does not say its context window; assuming %d tokens (set "
+                "context_window in the model entry to the server's)",
+                entry.id,
+                entry.context_window,
+            )
+            return self._entries.get(entry.id, entry)
+        learned = replace(entry, context_window=window, context_window_source="server")
+        logger.info("%s: the server says its context window is %d tokens", entry.id, window)
+        if self._entries.get(entry.id) is entry:
+            self._entries[entry.id] = learned
+        return learned
 
     async def aclose(self) -> None:
         """Close the clients this catalog made on the running event loop."""

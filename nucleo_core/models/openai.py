@@ -114,6 +114,10 @@ __all__ = ["OpenAIChatClient"]
 MaxTokensParameter: TypeAlias = Literal["max_tokens", "max_completion_tokens"]
 
 _OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+#: Seconds a listing request of `OpenAIChatClient.context_window` may take: it is a convenience,
+#: and a server too slow to list its models is left to the configured window.
+LISTING_TIMEOUT = 5.0
 _OPENAI_HOST = "api.openai.com"
 _API_KEY_VARIABLE = "OPENAI_API_KEY"
 
@@ -320,6 +324,54 @@ class OpenAIChatClient:
         if not draft.received:
             raise self._malformed("the stream ended before any chunk arrived")
         yield ResponseComplete(self._assemble(draft.answer(), request.model))
+
+    async def context_window(self, model: str) -> int | None:
+        """The context window the server says it runs ``model`` with; ``None`` if it does not say.
+
+        Meant for local servers, and asked once per model entry by the catalog
+        (`ModelCatalog.learn_context_window`). The listings are asked in turn until one says
+        it (see `nucleo_core.models._window`): ``GET <base_url>/models`` (vLLM, LM Studio,
+        llama.cpp), llama.cpp's ``GET /props`` when the listing is llama.cpp's (the window it
+        runs with, not the one the model was trained with), then Ollama's ``POST /api/show``.
+        Each request may take `LISTING_TIMEOUT` seconds and is not retried. Never raises: a
+        listing that fails, or says nothing readable, is passed over (logged at ``DEBUG``).
+        """
+        from nucleo_core.models import _window
+
+        body = await self._listing("GET", "models")
+        window, llama_cpp = _window.from_models(body, model)
+        if llama_cpp or window is None:
+            running = _window.from_props(await self._listing("GET", "/props"))
+            if running is not None:
+                return running
+        if window is None:
+            window = _window.from_ollama_show(
+                await self._listing("POST", "/api/show", {"model": model})
+            )
+        return window
+
+    async def _listing(self, method: str, path: str, body: object = None) -> object:
+        """The decoded JSON body of one listing request, or ``None`` when it failed.
+
+        A relative ``path`` is below ``base_url``; one starting with ``/`` is below the server's
+        root (``base_url`` without its ``/v1``).
+        """
+        url = path
+        if path.startswith("/"):
+            root = str(self._client.base_url).rstrip("/")
+            root = root.removesuffix("/v1")
+            url = root + path
+        options: Any = {"timeout": LISTING_TIMEOUT}
+        try:
+            # ``cast_to=str``: the body as the server sent it, decoded here with a depth limit.
+            if method == "GET":
+                text = await self._client.get(url, cast_to=str, options=options)
+            else:
+                text = await self._client.post(url, cast_to=str, body=body, options=options)
+            return loads(text)
+        except Exception as exc:  # fail-soft: a listing only ever adds what it says
+            self._logger.debug("%s %s: no listing (%s)", method, path, type(exc).__name__)
+            return None
 
     async def aclose(self) -> None:
         """Release the client's connections."""

@@ -471,8 +471,10 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
     def context_budget(self) -> int:
         """Tokens the conversation may hold before it is compacted.
 
-        Three quarters of the seat's context window (the rest is left for the system text,
-        the tool definitions and the answer); set ``context_tokens`` to choose another budget.
+        Three quarters of the seat's context window (the rest is left for the answer and the
+        estimate's error), less what every request sends besides the conversation: the system
+        text and the tool definitions of the palette (`request_overhead`); never under a
+        quarter of the window. Set ``context_tokens`` to choose another budget.
         """
         if self.context_tokens is not None:
             return self.context_tokens
@@ -480,16 +482,44 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
 
         if self.catalog is None:
             self.catalog = ModelCatalog.discover()
-        return self.catalog.resolve(self.declaration, self.pin).context_window * 3 // 4
+        window = self.catalog.resolve(self.declaration, self.pin).context_window
+        return max(window * 3 // 4 - self.request_overhead(), window // 4)
+
+    def request_overhead(self) -> int:
+        """Tokens estimated for the system text and the palette's tool definitions.
+
+        Estimated as the conversation is (`nucleo_core.conversations.estimate_tokens`: the
+        characters over four): each tool's name, description and JSON schema, as a request
+        carries them (natively, or described in the system text of a seat without native tools).
+        """
+        import math
+
+        from nucleo_core.conversations.compaction import CHARS_PER_TOKEN
+
+        chars = len(self.system_text())
+        for spec in self.registry.specs():
+            chars += len(spec.name) + len(spec.description) + len(json.dumps(spec.input_schema))
+        return math.ceil(chars / CHARS_PER_TOKEN)
 
     async def compact_if_needed(self, context: ConversationContext) -> None:
         """Compact ``context`` when it passes the budget: older turns become a summary.
 
-        A tool use is never separated from its result, and every tool's ``carried_state()`` is
-        kept, in registry order.
+        The budget is `context_budget`; before the first one, the seat's context window is
+        read from its server where it says it (`ModelCatalog.learn_context_window`: an
+        ``openai-compatible`` entry without ``context_window`` set, and a client the catalog
+        makes, not one passed in). A tool use is never separated from its result, and every
+        tool's ``carried_state()`` is kept, in registry order.
         """
         from nucleo_core.conversations import compact, needs_compaction
 
+        if self.context_tokens is None and self.client is None:
+            from nucleo_core.models.catalog import ModelCatalog
+
+            if self.catalog is None:
+                self.catalog = ModelCatalog.discover()
+            await self.catalog.learn_context_window(
+                self.catalog.resolve(self.declaration, self.pin)
+            )
         budget = self.context_budget()
         if not needs_compaction(context, budget):
             return
