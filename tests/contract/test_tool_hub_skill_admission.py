@@ -456,3 +456,39 @@ def test_a_crashed_skill_guardrail_is_on_the_record_with_its_error(hub: ToolHub)
         None,
         "RuntimeError: kaput",
     )
+
+
+# -- a person asks (``nucleo run --skill``) --------------------------------------------------
+
+
+def test_a_skill_kept_from_the_model_is_granted_to_a_person_through_the_same_rules() -> None:
+    """``disable-model-invocation``: refused as off the catalog to the model, granted by_user."""
+    kept = Skill(
+        name="deploy",
+        description="Deploy the service.",
+        instructions="Deploy with the runbook.",
+        disable_model_invocation=True,
+    )
+    hub = ToolHub(skills=SkillRegistry([kept, *SKILLS]))
+    rule = Rule.grant()
+    hub.register_skill_admission(None, "*", rule)
+    thinker = Agent(hub=hub)
+    by_model = thinker.request_skill("deploy")
+    assert not by_model.granted
+    assert by_model.reason == "no skill of that name is in this thinker's catalog"
+    assert rule.asked_names == []
+    assert thinker.request_skill("deploy", by_user=True).granted
+    assert rule.asked_names == ["deploy"]
+    assert attached(thinker) == ["deploy"]
+    assert [(event.name, event.granted) for event in hub.admission_record][-2:] == [
+        ("deploy", False),
+        ("deploy", True),
+    ]
+
+
+def test_a_person_is_refused_what_a_rule_refuses() -> None:
+    """``by_user`` widens only the catalog: a rule's refusal holds for a person too."""
+    hub = ToolHub(skills=SkillRegistry(SKILLS))
+    hub.register_skill_admission(None, "refund", Rule.refuse("refunds need a supervisor"))
+    refused = Agent(hub=hub).request_skill("refund", by_user=True)
+    assert (refused.granted, refused.reason) == (False, "refunds need a supervisor")
