@@ -110,7 +110,15 @@ def load_token(project: Path, *, create: bool = True) -> ApiToken:
 
 def _read(path: Path) -> str:
     # O_NOFOLLOW: a symbolic link planted at the token's path is refused, not followed.
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:  # ELOOP: a symbolic link; EACCES: not the user's to read
+        raise ServerConfigError(
+            f"{path} cannot be opened ({exc.strerror}): the token must be a regular file "
+            "readable only by you, not a symbolic link; remove it to generate one"
+        ) from None
     try:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):

@@ -34,6 +34,13 @@ name = "no-drops"
 tool = "drop_*"
 decision = "deny"
 reason = "tables are dropped by a person"
+
+[[guard.rules]]
+name = "not-over-http"
+thinker = "nucleo_core.server.executions.ApiCaller"
+tool = "close_ticket"
+decision = "deny"
+reason = "tickets are closed in the helpdesk, not over HTTP"
 """,
     "desk_tools.py": '''\
 """The test project's tools: one per decision of the default policy, and a deny rule's."""
@@ -77,6 +84,12 @@ def drop_table(table: str) -> str:
     """Drop a table (denied by the project's rule no-drops)."""
     Path("dropped.txt").write_text(table, encoding="utf-8")
     return "dropped"
+
+
+@tool(risk="low")
+def close_ticket(ticket_id: int) -> str:
+    """Close a ticket (low risk, but the project keeps it from HTTP callers)."""
+    return f"closed {ticket_id}"
 
 
 @tool(read_only=True, risk="low")

@@ -111,6 +111,7 @@ def test_the_listing_shows_declarations_decisions_and_the_thinker_classes_holdin
         "native:notify_team",
         "native:refund",
         "native:drop_table",
+        "native:close_ticket",
         "native:explode",
     ]
     lookup = tools["native:lookup_ticket"]
@@ -160,7 +161,7 @@ def test_an_unknown_tool_is_404_without_repeating_the_id_sent(server: Server) ->
 @pytest.mark.parametrize(
     ("wanted", "expected"),
     [
-        ({"source": "native"}, 5),
+        ({"source": "native"}, 6),
         ({"source": "mcp"}, 0),
         ({"source": "native:re*"}, ["native:refund"]),
         ({"risk": ["high"]}, ["native:refund", "native:drop_table"]),
@@ -168,7 +169,7 @@ def test_an_unknown_tool_is_404_without_repeating_the_id_sent(server: Server) ->
         ({"thinker": "Desk"}, ["native:lookup_ticket", "native:notify_team"]),
         ({"thinker": "desk_agents.Desk", "risk": ["medium"]}, ["native:notify_team"]),
         ({"text": "CUSTOMER"}, ["native:refund"]),
-        ({"decision": ["deny"]}, ["native:drop_table"]),
+        ({"decision": ["deny"]}, ["native:drop_table", "native:close_ticket"]),
     ],
 )
 def test_the_filter_selects_by_source_risk_read_only_thinker_and_text(
@@ -239,6 +240,15 @@ def test_a_denied_call_is_403_with_the_policys_reason_and_does_not_run(server: S
     assert not (server.project / "dropped.txt").exists()
     logs = server.request("GET", "/api/tools/logs?tool=drop_table").body["records"]
     assert any(r["kind"] == "permission" and r["decision"] == "deny" for r in logs)
+
+
+def test_a_rule_naming_the_api_caller_decides_for_calls_over_http(server: Server) -> None:
+    """The API caller is a thinker class the policy's rules can name: low risk, yet denied."""
+    listed = server.request("GET", "/api/tools/close_ticket").body["decision"]
+    assert (listed["decision"], listed["decided_by"]) == ("deny", "rule:not-over-http")
+    answer = execute(server, "close_ticket", {"ticket_id": 4})
+    assert answer.status == 403
+    assert "tickets are closed in the helpdesk, not over HTTP" in answer.body["message"]
 
 
 def test_input_errors_are_422_with_the_models_message_never_the_value(server: Server) -> None:

@@ -51,3 +51,27 @@ def test_a_short_token_in_the_environment_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "NUCLEO_API_TOKEN is shorter than 22 characters" in done.stderr
     assert "short-secret" not in done.stderr
+
+
+def test_a_token_file_that_is_a_link_is_refused(tmp_path: Path) -> None:
+    """A symbolic link planted at the token's path is not followed: the start fails closed."""
+    project = make_project(tmp_path / "project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("b" * 43 + "\n", encoding="utf-8")
+    os.chmod(elsewhere, 0o600)
+    (project / ".nucleo").mkdir()
+    (project / ".nucleo" / "api-token").symlink_to(elsewhere)
+    done = nucleo_serve(project, "--port", "0")
+    assert done.returncode == 2
+    assert "not a symbolic link" in done.stderr
+    assert "b" * 43 not in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_allow_remote_with_a_configured_token_passes_the_address_check() -> None:
+    """With --allow-remote and a token set beforehand, a public address is allowed to bind."""
+    from nucleo_core.server import ApiToken, ServerSettings, check_bind
+
+    configured = ApiToken("c" * 43, "environment")
+    check_bind(ServerSettings(host="0.0.0.0", allow_remote=True), configured)  # no error
+    check_bind(ServerSettings(host="127.0.0.1"), ApiToken("c" * 43, "generated"))
