@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import CorrectableError, PermissionDenied, UnknownTool
 from nucleo_core.gateway.approvals import file_pending, matching_record, pending_message
@@ -64,6 +64,7 @@ class CallAnswer:
     pending: str | None = None
 
 
+@final
 class GatewayClient:
     """One client: its identity, the thinker acting for it, and its calls.
 

@@ -13,7 +13,7 @@ import ipaddress
 import json
 import socket
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.gateway.errors import GatewayConfigError
 from nucleo_core.gateway.server import TOKEN_SCOPE_KEY
@@ -74,6 +74,7 @@ def bound_socket(host: str, port: int) -> socket.socket:
     return listener
 
 
+@final
 class RequireToken:
     """ASGI middleware: a request without the bearer token is answered ``401``.
 

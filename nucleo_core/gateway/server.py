@@ -25,7 +25,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.gateway.approvals import (
     approval_form,
@@ -74,6 +74,7 @@ class _Asked:
     deadline: float
 
 
+@final
 class Gateway:
     """Serves one profile's thinker class to MCP clients (see the module).
 

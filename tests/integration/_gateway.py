@@ -16,6 +16,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -257,8 +259,11 @@ def gateway_http(profile: str, project: Path, *more: str, **env: str) -> Iterato
     try:
         found.wait(120)
         assert url, "the HTTP gateway did not say where it listens:\n" + "".join(lines)
-        token = (project / ".nucleo" / "gateway-token").read_text().strip()
-        yield HttpGateway(url=url[0], token=env.get("NUCLEO_API_TOKEN", token), process=process)
+        wait_until(lambda: _answers(url[0]), 60, f"the gateway at {url[0]} answering")
+        token = env.get("NUCLEO_API_TOKEN")
+        if token is None:
+            token = (project / ".nucleo" / "gateway-token").read_text().strip()
+        yield HttpGateway(url=url[0], token=token, process=process)
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
@@ -270,6 +275,18 @@ def gateway_http(profile: str, project: Path, *more: str, **env: str) -> Iterato
         reader.join(30)
         if process.stderr is not None:
             process.stderr.close()
+
+
+def _answers(url: str) -> bool:
+    """Whether the endpoint answers an HTTP request (any status: it is serving)."""
+    request = urllib.request.Request(url, data=b"{}", method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=5):
+            return True
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
 
 
 def descendants(pid: int) -> set[int]:

@@ -32,6 +32,8 @@ from _gateway import (
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from nucleo_core.gateway import BearerToken
+
 #: A token given through the environment (long enough to be accepted).
 ENV_TOKEN = "a-test-token-of-the-environment-0123456789"
 
@@ -106,7 +108,9 @@ def test_calls_over_http_are_recorded_with_the_token_and_the_client(project: Pat
     assert gateway.token not in holder
 
 
-def test_the_token_of_the_environment_is_the_one_required(project: Path) -> None:
+def test_the_token_of_the_environment_is_the_one_required(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With NUCLEO_API_TOKEN set, that token is required (and the file's is not accepted)."""
     name = f"env-{uuid.uuid4().hex[:8]}"
 
@@ -114,9 +118,11 @@ def test_the_token_of_the_environment_is_the_one_required(project: Path) -> None
         async with client(url, ENV_TOKEN, name) as session:
             return await session.call_tool("echo", {"text": "env"})
 
+    monkeypatch.delenv("NUCLEO_API_TOKEN", raising=False)  # this process makes the file
+    BearerToken.load(project)  # a token file too, which the environment's token overrides
+    kept = (project / ".nucleo" / "gateway-token").read_text().strip()
     with gateway_http("solo", project, NUCLEO_API_TOKEN=ENV_TOKEN) as gateway:
         assert gateway.token == ENV_TOKEN
-        kept = (project / ".nucleo" / "gateway-token").read_text().strip()
         assert status_of(gateway.url, f"Bearer {kept}")[0] == 401
         result = asyncio.run(body(gateway.url))
     assert text_of(result) == "env"
