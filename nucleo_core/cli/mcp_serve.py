@@ -161,6 +161,7 @@ def _serve(
     if http:
         check_host(host, allow_remote=allow_remote)
     thinker_class = load_thinker_class(profile.thinker)
+    _check_buildable(thinker_class, profile)
     try:
         configs = profile_servers(discover_servers(), profile.servers)
     except MCPConfigError as exc:
@@ -186,6 +187,29 @@ def _serve(
         store.close()
         if hub.audit is not None:
             hub.audit.close()
+
+
+def _check_buildable(thinker_class: type[Any], profile: GatewayProfile) -> None:
+    """Refuse, before serving, a class the gateway cannot build for each client.
+
+    The gateway builds the thinker with ``hub=`` alone (and ``read_only=True`` for a read-only
+    profile), as ``nucleo catalog`` does; a class that needs more fails here, not at a
+    client's first request.
+    """
+    import inspect
+
+    arguments: dict[str, Any] = {"hub": None}
+    if profile.read_only:
+        arguments["read_only"] = True
+    try:
+        inspect.signature(thinker_class).bind(**arguments)
+    except TypeError as exc:
+        raise CommandError(
+            f"the gateway cannot build '{profile.thinker}' with {', '.join(arguments)}= alone: "
+            f"{exc}; give its other parameters defaults"
+        ) from exc
+    except ValueError:
+        pass  # no signature to read: building it at the first request says what is wrong
 
 
 def _log_to_stderr() -> None:

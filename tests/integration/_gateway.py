@@ -44,6 +44,13 @@ class ReadOnlyOps(ThinkerBase):
 
     def __init__(self, *, hub=None, read_only=True):
         super().__init__(hub=hub, read_only=read_only)
+
+
+class NeedsAModel(ThinkerBase):
+    """A class the gateway cannot build with hub= alone."""
+
+    def __init__(self, model, *, hub=None):
+        super().__init__(hub=hub)
 '''
 
 #: Tools of a large catalog the ``search`` profile searches (ten native tools).
@@ -127,6 +134,10 @@ servers = ["main"]
 thinker = "gateway_agents:ReadOnlyOps"
 servers = ["main", "twin"]
 read_only = true
+
+[tool.nucleo.gateway.profiles.needy]
+thinker = "gateway_agents:NeedsAModel"
+servers = []
 
 [tool.nucleo.gateway.profiles.search]
 thinker = "gateway_catalog:Searcher"

@@ -393,3 +393,21 @@ def test_an_upstream_list_change_is_announced_and_its_new_tool_listed(project: P
     after, called = run(body)
     assert added in after
     assert text_of(called) == f"I am {added}"
+
+
+def test_a_thinker_that_needs_more_than_a_hub_is_refused_before_serving(project: Path) -> None:
+    """A profile whose class cannot be built with hub= alone exits 2 saying what to fix."""
+    import subprocess
+
+    shown = subprocess.run(
+        [str(NUCLEO), "mcp", "serve", "--profile", "needy"],
+        cwd=project,
+        env=environment(project),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 2
+    assert "cannot build 'gateway_agents:NeedsAModel' with hub= alone" in shown.stderr
+    assert "give its other parameters defaults" in shown.stderr
