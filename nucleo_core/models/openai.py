@@ -44,7 +44,10 @@ How failures are told and retried:
   fields it names and what was wrong with each (``messages.2.content: Input should be a valid
   string``), never the values sent.
 - Token usage is asked for in every stream (``stream_options.include_usage``); a server that
-  refuses the option (a 4xx naming it) is asked again without it, and not asked again.
+  refuses the option (a 4xx naming it) is asked again without it, and not asked again (said
+  at ``INFO`` on ``nucleo.models.<provider>``).
+- A server that answers a stream request with one whole JSON completion (some do not stream)
+  is read as `complete` reads it: its text arrives as one delta.
 
 The SDK builds its response objects without validating them, so that a server's additions
 survive; every field is therefore checked as it is read, and a reply that lacks what an answer
@@ -299,17 +302,24 @@ class OpenAIChatClient:
         if asked_usage:
             body["stream_options"] = {"include_usage": True}
         try:
-            with self._translated_errors():
-                chunks = await self._client.chat.completions.create(**body, stream=True)
+            chunks, whole = await self._open_stream(body, request)
         except ModelRequestRejected as refused:
             if not asked_usage or self._stream_usage or "stream_options" not in str(refused):
                 raise
             # A server that does not know the option: asked again without it, and from now on.
-            self._logger.info("%s refused stream_options; streams go on without it", self._provider)
+            self._logger.info(
+                "%s refused stream_options (streamed usage); streams go on without it, and "
+                "their usage reads 0",
+                self._provider,
+            )
             self._stream_usage = False
             body.pop("stream_options", None)
-            with self._translated_errors():
-                chunks = await self._client.chat.completions.create(**body, stream=True)
+            chunks, whole = await self._open_stream(body, request)
+        if whole is not None:
+            if whole.text:
+                yield TextDelta(whole.text)
+            yield ResponseComplete(whole)
+            return
         draft = _StreamDraft()
         async with chunks:
             while True:
@@ -324,6 +334,27 @@ class OpenAIChatClient:
         if not draft.received:
             raise self._malformed("the stream ended before any chunk arrived")
         yield ResponseComplete(self._assemble(draft.answer(), request.model))
+
+    async def _open_stream(
+        self, body: CompletionCreateParamsBase, request: ModelRequest
+    ) -> tuple[Any, ModelResponse | None]:
+        """Send a stream request: the SDK's chunk stream, or the whole answer sent instead.
+
+        A server that does not stream (some ignore ``stream``) answers one JSON completion;
+        it is read as `complete` reads it, and streams as one delta.
+        """
+        with self._translated_errors():
+            raw = await self._client.chat.completions.with_raw_response.create(**body, stream=True)
+            if "json" not in raw.headers.get("content-type", "").lower():
+                return raw.parse(), None
+            reply = raw.http_response
+            await reply.aread()
+            text = reply.text
+        try:
+            whole = loads_cut(text, MAX_JSON_DEPTH + _BODY_LEVELS)
+        except ValueError:
+            raise self._malformed("the reply is not JSON") from None
+        return None, self._read_completion(whole, request)
 
     async def context_window(self, model: str) -> int | None:
         """The context window the server says it runs ``model`` with; ``None`` if it does not say.

@@ -332,3 +332,18 @@ def test_an_unreadable_listing_is_passed_over(server: WireServer) -> None:
 
     assert window_of(thinker).context_window == 128_000
     assert server.requests[0].json()["model"] == MODEL  # the run went on to its answer
+
+
+def test_a_server_that_answers_a_stream_with_a_whole_completion_is_read(
+    server: WireServer,
+) -> None:
+    """A server ignoring ``stream`` answers one JSON completion: its text shows, once, whole."""
+    server.replies.append(completion("Not streamed, still read."))
+    thinker = thinker_on(entry_of(server))
+
+    (answer,), events = run_streaming(thinker, "Hello?")
+
+    assert answer == "Not streamed, still read."
+    assert [event.text for event in events if event.delta] == ["Not streamed, still read.", ""]
+    assert server.requests[0].json()["stream"] is True
+    assert thinker.last_usage == Usage(input_tokens=5, output_tokens=2)
