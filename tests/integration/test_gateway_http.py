@@ -45,14 +45,16 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.asynccontextmanager
-async def client(url: str, token: str, name: str, **options: Any) -> AsyncIterator[Client]:
+async def client(
+    url: str, token: str, name: str, *, mode: str = "legacy", **options: Any
+) -> AsyncIterator[Client]:
     """The SDK client over streamable HTTP, sending ``token`` (its HTTP client closed after)."""
     async with httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30.0, read=300.0)
     ) as http:
         session = Client(
             streamable_http_client(url, http_client=http),
-            mode="legacy",
+            mode=mode,  # type: ignore[arg-type]
             client_info=types.Implementation(name=name, version="7"),
             **options,
         )
@@ -128,7 +130,8 @@ def test_the_token_of_the_environment_is_the_one_required(
     assert text_of(result) == "env"
 
 
-def test_confirm_over_http_is_asked_through_elicitation(project: Path) -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_confirm_over_http_is_asked_through_elicitation(project: Path, mode: str) -> None:
     """Over HTTP too, a confirm call is asked of the client's user and runs once accepted."""
     asked: list[str] = []
 
@@ -137,7 +140,9 @@ def test_confirm_over_http_is_asked_through_elicitation(project: Path) -> None:
         return types.ElicitResult(action="accept", content={"approve": True})
 
     async def body(url: str, token: str) -> Any:
-        async with client(url, token, "http-elicit", elicitation_callback=elicit) as session:
+        async with client(
+            url, token, f"http-elicit-{mode}", mode=mode, elicitation_callback=elicit
+        ) as session:
             return await session.call_tool("wipe", {"target": "tmp"})
 
     with gateway_http("solo", project) as gateway:
