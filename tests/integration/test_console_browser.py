@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _server_harness import PROJECT_ARGUMENTS, Server, make_project, running_server
+from _server_harness import Server, running_server
 from _server_harness import server_environment as environment_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,8 +47,67 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+#: The console's test project (its own, so that what the catalog lists is this file's).
+PROJECT_FILES = {
+    "nucleo.toml": """\
+[[guard.rules]]
+name = "no-drops"
+tool = "drop_*"
+decision = "deny"
+reason = "tables are dropped by a person"
+""",
+    "desk_tools.py": '''\
+"""The console test's tools: one per declared risk, and one a rule denies."""
+
+from nucleo_core import tool
+
+
+@tool(read_only=True, risk="low")
+def lookup_ticket(ticket_id: int) -> str:
+    """Look a ticket up by its number."""
+    return f"ticket {ticket_id}"
+
+
+@tool(risk="medium")
+def notify_team(message: str) -> str:
+    """Tell the team something."""
+    return "told"
+
+
+@tool(risk="high")
+def refund(customer: str, amount: int) -> str:
+    """Refund a customer."""
+    return "refunded"
+
+
+@tool(risk="high")
+def drop_table(table: str) -> str:
+    """Drop a table (denied by the project's rule no-drops)."""
+    return "dropped"
+''',
+    "desk_agents.py": '''\
+"""The console test's thinker class."""
+
+from nucleo_core import ThinkerBase, ToolSelector
+
+import desk_tools
+
+
+class Desk(ThinkerBase):
+    """Always looks tickets up; may ask to notify the team."""
+
+    @classmethod
+    def declare_default_tools(cls):
+        return [desk_tools.lookup_ticket]
+
+    @classmethod
+    def declare_compatible_tools(cls):
+        return ToolSelector().add_tool(desk_tools.notify_team)
+''',
+}
+PROJECT_ARGUMENTS = ("--from", "desk_tools.py", "--thinker", "desk_agents:Desk")
 #: The test project's tools, in the catalog's order.
-EVERY_TOOL = ["lookup_ticket", "notify_team", "refund", "drop_table", "explode"]
+EVERY_TOOL = ["lookup_ticket", "notify_team", "refund", "drop_table"]
 #: How long an expectation waits for the page (a loaded machine), in milliseconds.
 PATIENCE = 60_000
 
@@ -68,6 +127,14 @@ def require_browser() -> None:
     if os.environ.get("NUCLEO_REQUIRE_CHROMIUM") == "1":
         pytest.fail(message + " (NUCLEO_REQUIRE_CHROMIUM=1 makes this a failure)")
     pytest.skip(message)
+
+
+def make_project(folder: Path) -> Path:
+    """Write the console's test project into ``folder``; return it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in PROJECT_FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
 
 
 def pause_a_run(folder: Path) -> None:
@@ -171,25 +238,25 @@ def test_an_operator_filters_the_catalog_and_decides_two_approvals_seen_in_the_l
         assert served.token not in page.url
 
         # The catalog, filtered through the API: by risk, by text, by thinker class.
-        catalog_shows(page, "5 tools", EVERY_TOOL)
+        catalog_shows(page, "4 tools", EVERY_TOOL)
         page.get_by_label("high", exact=True).check()
-        catalog_shows(page, "2 of 5 tools match", ["refund", "drop_table"])
+        catalog_shows(page, "2 of 4 tools match", ["refund", "drop_table"])
         deny = page.locator('#catalog-rows tr[data-tool="drop_table"]')
         expect(deny).to_contain_text("deny")
         expect(deny).to_contain_text("rule:no-drops")
         page.get_by_label("high", exact=True).uncheck()
         page.get_by_label("Text", exact=True).fill("ticket")
-        catalog_shows(page, "1 of 5 tools match", ["lookup_ticket"])
+        catalog_shows(page, "1 of 4 tools match", ["lookup_ticket"])
         page.get_by_label("Text", exact=True).fill("")
         page.get_by_label("Thinker class").select_option(label="Desk (desk_agents.Desk)")
-        catalog_shows(page, "2 of 5 tools match", ["lookup_ticket", "notify_team"])
+        catalog_shows(page, "2 of 4 tools match", ["lookup_ticket", "notify_team"])
         expect(page.locator('#catalog-rows tr[data-tool="notify_team"]')).to_contain_text(
             "Desk (catalog)"
         )
         page.get_by_label("Read-only").select_option(label="read-only")
-        catalog_shows(page, "1 of 5 tools match", ["lookup_ticket"])
+        catalog_shows(page, "1 of 4 tools match", ["lookup_ticket"])
         page.get_by_role("button", name="Clear the filters").click()
-        catalog_shows(page, "5 tools", EVERY_TOOL)
+        catalog_shows(page, "4 tools", EVERY_TOOL)
 
         # The two pending approvals, and the records of their requests, already in the audit.
         approvals = page.locator("#approvals-list li")
@@ -247,3 +314,53 @@ def test_an_operator_filters_the_catalog_and_decides_two_approvals_seen_in_the_l
     listed = served.request("GET", "/api/approvals?status=all").body["approvals"]
     decided = {a["arguments"]["to"]: (a["status"], a["reason"]) for a in listed}
     assert decided == {"acme": ("approved", None), "mallory": ("rejected", "unknown payee")}
+
+
+@pytest.fixture
+def quiet(tmp_path: Path) -> Iterator[Server]:
+    """The test project served, nothing pending and nothing on the record yet."""
+    require_browser()
+    project = make_project(tmp_path / "quiet")
+    with running_server(project, *PROJECT_ARGUMENTS) as server:
+        yield server
+
+
+def test_the_token_is_kept_for_the_tab_only_and_asked_again_when_refused(
+    quiet: Server, page: Any
+) -> None:
+    """A reload keeps the token (no cookie); a refused or forgotten one brings the prompt back."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=PATIENCE)
+    page.goto(quiet.url + "/")
+    token = page.get_by_label("API token", exact=True)
+    token.fill(quiet.token)
+    token.press("Enter")
+    # The empty states say so in words.
+    expect(page.get_by_text("No pending approvals.")).to_be_visible()
+    page.get_by_label("Text", exact=True).fill("nothing is called this")
+    expect(page.get_by_text("No tool matches these filters.")).to_be_visible()
+    expect(page.locator("#catalog-table")).to_be_hidden()
+
+    page.reload()
+    expect(page.get_by_role("heading", name="Pending approvals")).to_be_visible()
+    expect(token).to_be_hidden()
+    assert page.context.cookies() == []
+    assert page.evaluate("sessionStorage.getItem('nucleo.console.token')") == quiet.token
+    assert page.evaluate("localStorage.length") == 0
+
+    # The server no longer takes what the tab holds (a new token): the console asks again.
+    page.evaluate("sessionStorage.setItem('nucleo.console.token', 'an-old-token-of-this-tab')")
+    page.reload()
+    expect(token).to_be_visible()
+    expect(page.get_by_role("alert")).to_have_text(
+        "The server did not accept the token. Enter it again."
+    )
+    expect(page.locator("#console")).to_be_hidden()
+    token.fill(quiet.token)
+    page.get_by_role("button", name="Open the console").click()
+    expect(page.get_by_text("No pending approvals.")).to_be_visible()
+
+    page.get_by_role("button", name="Forget the token").click()
+    expect(token).to_be_visible()
+    assert page.evaluate("sessionStorage.length") == 0

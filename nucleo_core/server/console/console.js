@@ -8,6 +8,9 @@
 const TOKEN_KEY = "nucleo.console.token";
 // The audit view keeps this many rows; older ones stay in the record (`nucleo audit`).
 const AUDIT_ROWS = 500;
+// How often the approvals are read again, in milliseconds: a decision made elsewhere (`nucleo
+// approvals`) writes no audit record for the live view to notice.
+const APPROVALS_EVERY = 10000;
 // Record kinds after which the pending approvals may have changed.
 const APPROVAL_KINDS = new Set(["approval_request", "approval_decision"]);
 const KIND_LABELS = {
@@ -30,6 +33,8 @@ const state = {
   catalogRequest: 0,
   catalogTotal: null,
   approvalsTimer: null,
+  approvalsPoll: null,
+  approvalsRequest: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -125,6 +130,7 @@ function reportFailure(error) {
 
 function askForToken(reason) {
   stopAudit();
+  clearInterval(state.approvalsPoll);
   state.token = null;
   sessionStorage.removeItem(TOKEN_KEY);
   $("console").hidden = true;
@@ -183,6 +189,8 @@ function openConsole() {
   loadVersion();
   loadCatalogChoices().then(loadCatalog, reportFailure);
   loadApprovals();
+  clearInterval(state.approvalsPoll);
+  state.approvalsPoll = setInterval(loadApprovals, APPROVALS_EVERY);
   startAudit();
 }
 
@@ -337,6 +345,7 @@ function scheduleApprovals() {
 }
 
 async function loadApprovals() {
+  const request = ++state.approvalsRequest;
   let listing;
   try {
     listing = await api("GET", "/api/approvals");
@@ -344,6 +353,9 @@ async function loadApprovals() {
     reportFailure(error);
     return;
   }
+  // An answer older than a later read, or than a decision made here, could show a decided
+  // approval again.
+  if (request !== state.approvalsRequest) return;
   $("approvals-loading").hidden = true;
   const list = $("approvals-list");
   const pending = new Map(listing.approvals.map((approval) => [approval.id, approval]));
@@ -437,6 +449,7 @@ function approvalItem(approval) {
     for (const button of buttons) button.disabled = true;
     try {
       const answer = await api("POST", `/api/approvals/${encodeURIComponent(approval.id)}`, body);
+      state.approvalsRequest++; // a read sent before this decision is out of date
       showNotice(decidedMessage(approval, answer));
       item.remove();
       showApprovalCount();
