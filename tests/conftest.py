@@ -24,6 +24,9 @@ from nucleo_core.plugins import (
     PATH_ENVIRONMENT_VARIABLE,
 )
 
+#: The session's PostgreSQL server (``pg_url``), for the stores' tests on PostgreSQL.
+pytest_plugins = ["pg_server"]
+
 settings.register_profile("nucleo", deadline=None)
 settings.register_profile("thorough", parent=settings.get_profile("nucleo"), max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "nucleo"))

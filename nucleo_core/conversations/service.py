@@ -15,9 +15,18 @@ from nucleo_core.conversations.errors import ConversationConflict
 from nucleo_core.conversations.journal import ConversationSnapshot
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from nucleo_core.conversations.postgres_store import (
+        PostgresConversationStore,
+        PostgresWriterHold,
+    )
     from nucleo_core.conversations.sqlite_store import SQLiteConversationStore
     from nucleo_core.conversations.writer_hold import WriterHold
     from nucleo_core.tools.registry import ToolRegistry
+
+    _Store: TypeAlias = SQLiteConversationStore | PostgresConversationStore
+    _Hold: TypeAlias = WriterHold | PostgresWriterHold
 
 __all__ = ["CONVERSATIONS_ENVIRONMENT_VARIABLE", "ConversationService", "default_store_path"]
 
@@ -64,17 +73,27 @@ class ConversationService:
 
     Use the service as a context manager, or call `shutdown`, to close the database.
 
+    A ``postgresql://`` URL as ``path`` keeps durable conversations in PostgreSQL instead
+    (`PostgresConversationStore`, the extra ``nucleo-core[postgres]``), shared by every
+    process on every host that reaches the database, with the same guarantees: the one writer
+    is held by a session-level advisory lock, which the server releases when the holder's
+    session ends however it ends.
+
     Args:
-        path: The SQLite file; see `default_store_path` for the default.
+        path: The SQLite file, or a ``postgresql://`` store URL; see `default_store_path` for
+            the default.
+        wait: How long opening a conversation another process holds waits for it to be let
+            go, in seconds, before `ConversationBusy` (PostgreSQL only; ``0``: at once).
     """
 
-    __slots__ = ("_holds", "_lock", "_open", "_store", "path")
+    __slots__ = ("_holds", "_lock", "_open", "_store", "path", "wait")
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, wait: float = 0.0) -> None:
         self.path: str = os.fspath(path) if path is not None else os.fspath(default_store_path())
-        self._store: SQLiteConversationStore | None = None
+        self.wait = wait
+        self._store: _Store | None = None
         self._open: dict[str, ConversationContext] = {}
-        self._holds: dict[str, WriterHold] = {}
+        self._holds: dict[str, _Hold] = {}
         self._lock = threading.RLock()
 
     # -- conversations ----------------------------------------------------------------------
@@ -264,32 +283,40 @@ class ConversationService:
     def __repr__(self) -> str:
         return f"<ConversationService {self.path} {len(self._open)} open>"
 
-    def _journal(self) -> SQLiteConversationStore:
+    def _journal(self) -> _Store:
         if self._store is None:
+            if _is_postgres(self.path):
+                # Imported here: only a PostgreSQL URL imports psycopg.
+                from nucleo_core.conversations.postgres_store import PostgresConversationStore
+
+                self._store = PostgresConversationStore(self.path, wait=self.wait)
+                return self._store
             # Imported here: `import nucleo_core` must not import sqlite3.
             from nucleo_core.conversations.sqlite_store import SQLiteConversationStore
 
             self._store = SQLiteConversationStore(self.path)
         return self._store
 
-    def _keep_hold(self, conversation_id: str, hold: WriterHold | None) -> None:
+    def _keep_hold(self, conversation_id: str, hold: _Hold | None) -> None:
         if hold is not None:
             self._holds[conversation_id] = hold
 
     @staticmethod
-    def _release(
-        store: SQLiteConversationStore | None, hold: WriterHold | None, *, forget: bool = False
-    ) -> None:
+    def _release(store: _Store | None, hold: _Hold | None, *, forget: bool = False) -> None:
         if store is not None and hold is not None:
-            store.release(hold, forget=forget)
+            store.release(hold, forget=forget)  # type: ignore[arg-type]  # its own kind
 
-    def _store_if_any(self) -> SQLiteConversationStore | None:
+    def _store_if_any(self) -> _Store | None:
         """The store, when there is anything stored to consult (without creating the file)."""
         if self._store is not None:
             return self._store
-        if self.path != ":memory:" and Path(self.path).exists():
+        if _is_postgres(self.path) or (self.path != ":memory:" and Path(self.path).exists()):
             return self._journal()
         return None
+
+
+def _is_postgres(path: str) -> bool:
+    return path.startswith(("postgresql://", "postgres://"))
 
 
 def _mode_conflict(conversation_id: str, durable: bool) -> ConversationConflict:

@@ -1,0 +1,43 @@
+"""The errors of opening a shared store.
+
+::
+
+    MisuseError
+    └── StoreError                 a store cannot be opened or used
+        ├── StoreURLError          the store URL is malformed, or of an unknown scheme
+        └── StoreVersionError      the store was written by a later nucleo (schema too new)
+"""
+
+from __future__ import annotations
+
+from nucleo_core.errors import MisuseError
+
+__all__ = ["StoreError", "StoreURLError", "StoreVersionError"]
+
+
+class StoreError(MisuseError):
+    """A store (conversations, approvals, the audit) cannot be opened or used."""
+
+
+class StoreURLError(StoreError):
+    """The store URL is malformed or names a backend nucleo does not have."""
+
+
+class StoreVersionError(StoreError):
+    """The store's schema is newer than this nucleo reads: upgrade nucleo-core to open it.
+
+    Attributes:
+        component: The concern whose tables are too new (``conversations``...).
+        found: The schema version in the store.
+        supported: The latest version this nucleo reads.
+    """
+
+    def __init__(self, where: str, component: str, found: int, supported: int) -> None:
+        self.component = component
+        self.found = found
+        self.supported = supported
+        super().__init__(
+            f"the {component} store {where} has schema version {found}, newer than this "
+            f"nucleo reads (up to {supported}); upgrade nucleo-core (every worker sharing "
+            "the store must run a nucleo at least as recent as the one that migrated it)"
+        )
