@@ -310,6 +310,41 @@ def test_a_durable_chat_of_three_turns_keeps_every_turn(entry: str, tmp_path: Pa
     assert len(assistants) >= 3
 
 
+def test_nucleo_chat_streams_the_reply_it_keeps(entry: str, tmp_path: Path) -> None:
+    """``nucleo chat`` prints the streamed reply once, as the conversation keeps it."""
+    (tmp_path / "desk.py").write_text(CHATTER, encoding="utf-8")
+    store = tmp_path / "conversations.sqlite3"
+    done = nucleo(
+        "chat",
+        "desk:Chatter",
+        "--model",
+        entry,
+        "--deadline",
+        "120",
+        "--max-output-tokens",
+        "64",
+        cwd=tmp_path,
+        stdin="Name three colours.\n",
+        NUCLEO_CONVERSATIONS=str(store),
+    )
+
+    assert done.returncode == 0, done.stderr
+    conversation = done.stderr.split("Conversation ", 1)[1].split(" ", 1)[0]
+    service = ConversationService(store)
+    try:
+        context = service.open(conversation, durable=True)
+        replies = [m.text for m in context.messages if m.role == "assistant" and m.text]
+        service.close(context)
+    finally:
+        service.shutdown()
+    assert replies
+    # The answer ends what was printed, and only once: streamed, it is not printed again
+    # when accepted (text the model wrote before tool calls may come first).
+    answer = replies[-1].strip()
+    assert done.stdout.rstrip().endswith(answer)
+    assert done.stdout.count(answer) == 1
+
+
 def test_demo_runs_to_its_summary(entry: str, tmp_path: Path) -> None:
     """``nucleo demo`` on the configured model tells its thinkers, the transcripts, the summary."""
     # The entry as docs/models.md configures a small local model: a window under the server's
