@@ -78,6 +78,16 @@ class Searcher(ThinkerBase):
     @classmethod
     def declare_compatible_tools(cls):
         return ToolSelector().add_module(__name__)
+
+
+class Lister(ThinkerBase):
+    """The same catalog, enumerated."""
+
+    tool_offer = "enumerate"
+
+    @classmethod
+    def declare_compatible_tools(cls):
+        return ToolSelector().add_module(__name__)
 '''
 
 
@@ -137,6 +147,10 @@ read_only = true
 
 [tool.nucleo.gateway.profiles.needy]
 thinker = "gateway_agents:NeedsAModel"
+servers = []
+
+[tool.nucleo.gateway.profiles.listed]
+thinker = "gateway_catalog:Lister"
 servers = []
 
 [tool.nucleo.gateway.profiles.search]

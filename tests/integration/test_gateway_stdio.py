@@ -411,3 +411,20 @@ def test_a_thinker_that_needs_more_than_a_hub_is_refused_before_serving(project:
     assert shown.returncode == 2
     assert "cannot build 'gateway_agents:NeedsAModel' with hub= alone" in shown.stderr
     assert "give its other parameters defaults" in shown.stderr
+
+
+def test_an_enumerated_catalog_is_admitted_whole_and_listed(project: Path) -> None:
+    """A small catalog is listed whole, each tool admitted on the record; request_tools is not."""
+    name = client_name()
+
+    async def body() -> tuple[list[str], Any]:
+        async with connect(project, "listed", name=name) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            called = await client.call_tool("list_customers", {})
+            return names, called
+
+    names, called = run(body)
+    assert names == ["lookup_invoice", "list_customers"]
+    assert text_of(called) == "ada, grace"
+    grants = [r["tool"] for r in records_of(project, name) if r["kind"] == "grant"]
+    assert sorted(grants) == ["list_customers", "lookup_invoice"]
