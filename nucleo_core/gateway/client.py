@@ -134,19 +134,24 @@ class GatewayClient:
         registry = ThinkerBase.reconcile_tool_registry(thinker)
         # request_tools without search_tools: the thinker enumerates its catalog, so the client
         # is listed all of it (admitted); with search_tools, the client's model searches.
-        enumerated = registry.get_provider_by_name(REQUEST_TOOLS) is not None
-        if enumerated and registry.get_provider_by_name(SEARCH_TOOLS) is None:
-            self._admit_catalog()
+        enumerated = (
+            registry.get_provider_by_name(REQUEST_TOOLS) is not None
+            and registry.get_provider_by_name(SEARCH_TOOLS) is None
+        )
+        # Assembled again only when admission was asked about something.
+        if enumerated and self._admit_catalog():
             registry = ThinkerBase.reconcile_tool_registry(thinker)
         return [p for p in registry.providers() if p.name not in _THINKER_ONLY]
 
-    def _admit_catalog(self) -> None:
+    def _admit_catalog(self) -> bool:
+        """Ask admission for the catalog names not asked yet; whether there were any."""
         names = [p.name for p in ThinkerBase.tool_catalog(self.thinker)]
         with self._lock:
             undecided = [name for name in names if name not in self._decided]
             self._decided.update(undecided)
         if undecided:
             ThinkerBase.request_tools(self.thinker, undecided)
+        return bool(undecided)
 
     def listed_names(self) -> list[str]:
         """The names of `tools`."""

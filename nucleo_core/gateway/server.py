@@ -198,6 +198,16 @@ class Gateway:
             await self._bus.publish(ToolsListChanged())
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
+        try:
+            return await self._answer_call(ctx, params)
+        except Exception as exc:  # the client reads no detail; the developer gets the trace
+            logger.exception("the gateway failed on a call of %r", getattr(params, "name", None))
+            return error_result(
+                f"The gateway could not run the call: an internal error ({type(exc).__name__}); "
+                "the details were recorded for the developer."
+            )
+
+    async def _answer_call(self, ctx: Any, params: Any) -> Any:
         client = self._client(ctx)
         name = params.name
         arguments = params.arguments if isinstance(params.arguments, Mapping) else {}
