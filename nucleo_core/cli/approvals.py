@@ -26,6 +26,9 @@ __all__ = ["approvals", "approvals_path", "terminal_approver"]
 
 #: How the approvals of MCP gateway clients are filed (`ClientIdentity.approvals_key`).
 GATEWAY_APPROVALS = "mcp-gateway:"
+#: How the approvals of HTTP API executions are filed (`nucleo_core.server.executions`, not
+#: imported here: it would import the server's libraries into every command).
+API_EXECUTIONS = "api-execution:"
 
 
 def approvals_path(path: str | None) -> Path:
@@ -143,6 +146,15 @@ def _decided(record: ApprovalRecord, as_json: bool) -> None:
         click.echo(
             f"Approval {record.id} {record.status}: {record.tool}. The MCP client that asked "
             "runs it by calling the tool again with the same arguments."
+        )
+        return
+    if record.conversation_id.startswith(API_EXECUTIONS):
+        # An execution asked through `nucleo serve`: no run to resume; the server runs it.
+        call = record.conversation_id.removeprefix(API_EXECUTIONS)
+        click.echo(
+            f"Approval {record.id} {record.status}: {record.tool}. It was asked through the "
+            f"HTTP API: GET /api/executions/{record.id} on the server runs an approved call "
+            f"once and answers its result (call {call})."
         )
         return
     click.echo(

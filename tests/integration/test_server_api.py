@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from _server_harness import (
     Server,
     make_project,
     running_server,
+    server_environment,
 )
 
 API_CALLER = "nucleo_core.server.executions.ApiCaller"
@@ -331,6 +335,32 @@ def test_a_confirm_call_waits_and_runs_exactly_once_when_approved_over_http(
     assert ("approval_decision", "approved") in kinds
     assert [k for k in kinds if k[0] == "call_start"] == [("call_start", None)]
     assert ("call_finish", "ok") in kinds
+
+
+def test_an_api_execution_approved_with_the_cli_runs_once_when_its_execution_is_read(
+    server: Server,
+) -> None:
+    """`nucleo approvals approve` of an API execution says where it runs, not to resume a run."""
+    pending = pending_refund(server, 303)
+    nucleo = Path(sys.executable).parent / "nucleo"
+    decided = subprocess.run(
+        [nucleo, "approvals", "approve", pending["approval_id"]],
+        cwd=server.project,
+        env=server_environment(server.project),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert decided.returncode == 0, decided.stderr
+    assert f"GET /api/executions/{pending['approval_id']}" in decided.stdout
+    assert "nucleo resume" not in decided.stdout
+    assert "3 303" not in refunds(server)  # approved elsewhere: it runs when next asked
+    ran = server.request("GET", pending["execution_url"])
+    assert (ran.status, ran.body["status"]) == (200, "ok")
+    again = server.request("GET", pending["execution_url"])
+    assert again.body == ran.body
+    assert refunds(server).count("3 303") == 1
 
 
 def test_a_rejected_call_never_runs_and_says_why(server: Server) -> None:
