@@ -6,6 +6,11 @@ Each call gets, in order: its ``permission`` decision (a ``confirm``; an ``auto`
 outcome and the duration. A call refused before it ran gets only its
 ``call_finish`` (``refused``). A ``call_start`` under ``notify`` or ``confirm`` is committed
 before the tool runs, so a crash cannot hide that the call began; other records are batched.
+
+The start and finish of a call (the records every call makes) are written without an
+`AuditEvent`: from parts kept per tool (`CallAudit._fast_tail`) and, for an ``auto`` call,
+when their batch is stored (`AuditLog._record_later`), in one loop rather than between calls.
+A test holds them equal to what an event of the same fields writes.
 """
 
 from __future__ import annotations
@@ -179,25 +184,19 @@ class CallAudit:
         """
         decision = decided.decision.value if decided is not None else None
         rule = decided.decided_by if decided is not None else None
-        durable = decision in _DURABLE_START
-        head = self._fast_head(call)
-        if head is not None:
-            # The common case, written from parts kept per tool (see `_fast_tail`).
-            said_decision = "" if decision is None else f',"decision":"{decision}"'
-            tail = (
-                f'","call_id":{_text(call.id)}{said_decision},"kind":"call_start"'
-                + self._fast_tail(provider, rule)
-            )
-            if durable:
+        if decision in _DURABLE_START:
+            head = self._fast_head(call)
+            if head is not None:
+                tail = _start_tail(self, call, provider, decision, rule)
                 self._log._record_content(head, tail, durable=True)
             else:
-                self._record_content(head, tail, "call_start")
-            return
-        event = self._event("call_start", call, provider, decision=decision, rule=rule)
-        if durable:
-            self._log.record(event, durable=True)
+                event = self._event("call_start", call, provider, decision=decision, rule=rule)
+                self._log.record(event, durable=True)
+        elif self._keep_arguments:
+            self._record(self._event("call_start", call, provider, decision=decision, rule=rule))
         else:
-            self._record(event)
+            # The common case: written with its batch (see `_start_parts`).
+            self._later(_start_parts, (self, call, provider, decision, rule), "call_start")
 
     def finished(
         self,
@@ -214,24 +213,17 @@ class CallAudit:
         said = _outcome(outcome, internal=internal)
         reason = outcome.result.content if outcome.status is not CallStatus.OK else None
         duration = outcome.duration
-        head = self._fast_head(call) if error is None and provider is not None else None
         if (
-            head is not None
+            error is None
             and provider is not None
+            and not self._keep_arguments
             and type(duration) is float
             and 0.0 <= duration < math.inf
             and (reason is None or type(reason) is str)
         ):
-            # The common case, written from parts kept per tool (see `_fast_tail`).
-            said_decision = "" if decision is None else f',"decision":"{decision}"'
-            said_reason = "" if reason is None else ',"reason":' + _text(reason)
-            self._record_content(
-                head,
-                f'","call_id":{_text(call.id)}{said_decision},"duration":{duration!r},'
-                f'"kind":"call_finish","outcome":"{said}"{said_reason}'
-                + self._fast_tail(provider, None),
-                "call_finish",
-            )
+            # The common case: written with its batch (see `_finish_parts`).
+            what = (self, call, provider, decision, said, reason, duration)
+            self._later(_finish_parts, what, "call_finish")
             return
         from nucleo_core.guard.audit.events import DeveloperDetails
 
@@ -340,10 +332,10 @@ class CallAudit:
             **fields,
         )
 
-    def _record_content(self, head: str, tail: str, kind: str) -> None:
-        """Record a content written here; a failing log is reported, never fails the turn."""
+    def _later(self, write: Any, what: tuple[Any, ...], kind: str) -> None:
+        """Record what ``write(what)`` writes with its batch; a failing log is reported."""
         try:
-            self._log._record_content(head, tail)
+            self._log._record_later(write, what)
         except Exception:
             logger.exception("the audit log could not take a %s record", kind)
 
@@ -353,6 +345,54 @@ class CallAudit:
             self._log.record(event)
         except Exception:
             logger.exception("the audit log could not take a %s record", event.kind)
+
+
+def _start_tail(
+    audit: CallAudit, call: ToolCall, provider: ToolProvider, decision: str | None, rule: str | None
+) -> str:
+    said_decision = "" if decision is None else f',"decision":"{decision}"'
+    return f'","call_id":{_text(call.id)}{said_decision},"kind":"call_start"' + audit._fast_tail(
+        provider, rule
+    )
+
+
+def _start_parts(what: tuple[Any, ...]) -> tuple[str, str]:
+    """A ``call_start``'s content, but its time, written with its batch; never raises.
+
+    Written from the call, its tool and the decision, none of which changes once the call
+    started: the same text an `AuditEvent` of them gives (a test holds them equal).
+    """
+    audit, call, provider, decision, rule = what
+    try:
+        return _head_of(audit, call), _start_tail(audit, call, provider, decision, rule)
+    except Exception:  # a field of an unexpected type: the record says at least what it was
+        logger.exception("the audit record of a call_start could not be written in full")
+        return '{"at":"', '","kind":"call_start"}'
+
+
+def _finish_parts(what: tuple[Any, ...]) -> tuple[str, str]:
+    """A ``call_finish``'s content, but its time, written with its batch; never raises."""
+    audit, call, provider, decision, said, reason, duration = what
+    said_decision = "" if decision is None else f',"decision":"{decision}"'
+    try:
+        said_reason = "" if reason is None else ',"reason":' + _text(reason)
+        tail = (
+            f'","call_id":{_text(call.id)}{said_decision},"duration":{duration!r},'
+            f'"kind":"call_finish","outcome":"{said}"{said_reason}'
+            + audit._fast_tail(provider, None)
+        )
+        return _head_of(audit, call), tail
+    except Exception:  # a field of an unexpected type: the record says at least what it was
+        logger.exception("the audit record of a call_finish could not be written in full")
+        return '{"at":"', f'","kind":"call_finish","outcome":"{said}"}}'
+
+
+def _head_of(audit: CallAudit, call: ToolCall) -> str:
+    head = audit._fast_head(call)
+    if head is None:  # arguments with no canonical form: recorded without their digest
+        logger.warning("the arguments of call %s have no canonical JSON form", call.id)
+        return '{"at":"'
+    return head
 
 
 def _arguments_digest(arguments: object) -> str:

@@ -1,10 +1,12 @@
 """`AuditLog`: the front the hub and the call door record through.
 
 `AuditLog.record` is cheap: it writes the event's content (all but its time), stamps it with
-the time and queues it. The queue is stored in batches, one transaction per batch, the records
-sealed (numbered and chained) in one pass inside it, with no ``fsync`` per batch: by a writer
-thread (every ``flush_interval`` seconds, or as soon as ``batch_size`` records wait) for a
-store on disk; by the caller that fills a batch, with no thread, for a `MemoryAuditStore`.
+the time and queues it; the call door's records of ``auto`` calls are queued cheaper still,
+stamped at the call and written with their batch (`AuditLog._record_later`). The queue is
+stored in batches, one transaction per batch, the records sealed (numbered and chained) in
+one pass inside it, with no ``fsync`` per batch: by a writer thread (every ``flush_interval``
+seconds, or as soon as ``batch_size`` records wait) for a store on disk; by the caller that
+fills a batch, with no thread, for a `MemoryAuditStore`.
 
 A record made with ``durable=True`` is stored, with every record queued before it, before
 `record` returns, and synced to disk: the call door records a call's start so before it runs a
@@ -26,9 +28,9 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Final, final
+from typing import Any, Final, final
 
 from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditStoreError
@@ -48,8 +50,9 @@ DEFAULT_FLUSH_INTERVAL: Final = 0.2
 #: How many records may wait before `record` stores them itself (and raises if it cannot).
 DEFAULT_MAX_PENDING: Final = 20_000
 
-# A queued record: when (ns since the epoch), and its content before and after the time.
-_Queued = tuple[int, str, str]
+# A queued record: when (ns since the epoch), and its content before and after the time; or,
+# for a record written when stored (`AuditLog._record_later`), the writer and what it reads.
+_Queued = tuple[int, "str | Callable[[Any], tuple[str, str]]", Any]
 
 _OPEN: weakref.WeakSet[AuditLog] = weakref.WeakSet()
 
@@ -183,7 +186,18 @@ class AuditLog:
         For callers that write a record's parts themselves, from pieces they keep (the call
         door does, per tool); the parts must be what `content_parts` writes for the event.
         """
-        queued = (time.time_ns(), head, tail)
+        self._enqueue((time.time_ns(), head, tail), durable)
+
+    def _record_later(self, write: Callable[[Any], tuple[str, str]], what: Any) -> None:
+        """Record, stamped now, the content whose parts ``write(what)`` gives when stored.
+
+        For the call door's records of ``auto`` calls: written with their batch, in one tight
+        loop, rather than one by one between calls. ``write`` must not raise, and must read
+        only what does not change once recorded (the call, its tool, its outcome).
+        """
+        self._enqueue((time.time_ns(), write, what), False)
+
+    def _enqueue(self, queued: _Queued, durable: bool) -> None:
         if durable:
             self._store_now(queued)
             return
@@ -325,7 +339,13 @@ class AuditLog:
 
 
 def _entries(batch: list[_Queued]) -> list[str]:
-    return [head + time_text(at) + tail for at, head, tail in batch]
+    contents: list[str] = []
+    add = contents.append
+    for at, head, tail in batch:
+        if not isinstance(head, str):
+            head, tail = head(tail)  # a record written now, with its batch
+        add(head + time_text(at) + tail)
+    return contents
 
 
 @atexit.register
