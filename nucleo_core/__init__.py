@@ -33,7 +33,14 @@ from nucleo_core.hub import (
     ToolSelector,
 )
 from nucleo_core.models import AnswerSize, ModelCatalog, ThinkerDeclaration
-from nucleo_core.plugins import PluginError, PluginHost, PluginRecord, Verdict, hookimpl
+from nucleo_core.plugins import (
+    PluginError,
+    PluginHost,
+    PluginRecord,
+    ToolPackResult,
+    Verdict,
+    hookimpl,
+)
 from nucleo_core.search import ToolIndex, ToolRecordError, ToolSearchHit
 from nucleo_core.skills import (
     Skill,
@@ -63,6 +70,7 @@ from nucleo_core.tools import (
     Phase,
     ReadOnlyPalette,
     Risk,
+    SchemaInput,
     SeatGrade,
     ShadowRecord,
     Tool,
@@ -116,6 +124,7 @@ __all__ = [
     "RequestToolsResult",
     "Risk",
     "RunPaused",
+    "SchemaInput",
     "SchemaRefinementError",
     "SearchToolsResult",
     "SeatGrade",
@@ -138,6 +147,7 @@ __all__ = [
     "ToolIndex",
     "ToolNotAdmitted",
     "ToolOffer",
+    "ToolPackResult",
     "ToolProvider",
     "ToolRecordError",
     "ToolRegistry",
