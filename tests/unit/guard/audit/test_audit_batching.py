@@ -218,3 +218,20 @@ def test_a_thinker_s_requester_is_kept_until_its_conversation_or_parents_change(
     assert delegated.parents == (f"{__name__}.Asker#{id(parent):x}",)
     assert requester_of(thinker) is delegated
     assert requester_of(Asker()).conversation_id is None
+
+
+def test_a_call_whose_arguments_have_no_canonical_form_is_still_recorded() -> None:
+    """Arguments JSON cannot hold leave the digest out of the call's records, never the records."""
+    log = AuditLog(MemoryAuditStore())
+    audit = CallAudit(log, requester_of(Asker()))
+    provider = provider_for(peek)
+    call = ToolCall(id="c1", name="peek", raw_input={"key": object()})
+    result = ToolResultBlock(tool_use_id="c1", content="k")
+    audit.started(call, provider, None)
+    audit.finished(CallOutcome(call=call, status=CallStatus.OK, result=result), provider, None)
+    records = list(log.read())
+    assert [(r.kind, r.call_id, r.arguments_digest) for r in records] == [
+        ("call_start", "c1", None),
+        ("call_finish", "c1", None),
+    ]
+    assert log.verify().ok
