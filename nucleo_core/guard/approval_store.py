@@ -21,6 +21,9 @@ Expiry bounds the *decision*: a pending approval past its ``expires_at`` reads a
 `SQLiteApprovalStore` is the default: ``approvals.sqlite3`` next to the durable conversations'
 file (`default_approvals_path`), or ``$NUCLEO_APPROVALS``. `MemoryApprovalStore` serves tests
 and in-memory conversation services. ``sqlite3`` is imported only when a SQLite store opens.
+`PostgresApprovalStore` (``nucleo_core.guard.postgres_approval_store``) keeps them in
+PostgreSQL for many workers; `approvals_beside` picks the one that goes with a conversations'
+store.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ __all__ = [
     "ApprovalStoreError",
     "MemoryApprovalStore",
     "SQLiteApprovalStore",
+    "approvals_beside",
     "default_approvals_path",
 ]
 
@@ -326,6 +330,23 @@ def default_approvals_path(conversations_path: str | os.PathLike[str]) -> Path:
     if configured:
         return Path(configured).expanduser()
     return Path(conversations_path).expanduser().with_name(APPROVALS_FILE_NAME)
+
+
+def approvals_beside(conversations_path: str) -> ApprovalStore:
+    """The approvals' store that goes with a conversations' store.
+
+    For a ``postgresql://`` URL, the same database (`PostgresApprovalStore`); for
+    ``":memory:"``, a new `MemoryApprovalStore`; else a `SQLiteApprovalStore` at
+    `default_approvals_path`.
+    """
+    if conversations_path.startswith(("postgresql://", "postgres://")):
+        # Imported here: only a PostgreSQL URL imports psycopg.
+        from nucleo_core.guard.postgres_approval_store import PostgresApprovalStore
+
+        return PostgresApprovalStore(conversations_path)
+    if conversations_path == ":memory:":
+        return MemoryApprovalStore()
+    return SQLiteApprovalStore(default_approvals_path(conversations_path))
 
 
 def _now() -> datetime:

@@ -11,6 +11,15 @@ psycopg (the extra ``nucleo-core[postgres]``) when a store of it is first opened
 """
 
 from nucleo_core.stores.errors import StoreError, StoreURLError, StoreVersionError
+from nucleo_core.stores.opening import (
+    COMPONENTS,
+    ComponentState,
+    check_store,
+    migrate_store,
+    open_approvals,
+    open_audit,
+    open_conversations,
+)
 from nucleo_core.stores.url import (
     STORE_ENVIRONMENT_VARIABLE,
     StoreURL,
@@ -19,11 +28,18 @@ from nucleo_core.stores.url import (
 )
 
 __all__ = [
+    "COMPONENTS",
     "STORE_ENVIRONMENT_VARIABLE",
+    "ComponentState",
     "StoreError",
     "StoreURL",
     "StoreURLError",
     "StoreVersionError",
+    "check_store",
+    "migrate_store",
+    "open_approvals",
+    "open_audit",
+    "open_conversations",
     "parse_store_url",
     "resolve_store_url",
 ]

@@ -333,21 +333,14 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
 
         `approvals` when set; else a `SQLiteApprovalStore` at `default_approvals_path` of the
         conversations' file (``approvals.sqlite3`` beside it, or ``$NUCLEO_APPROVALS``), or,
-        for conversations kept in memory, a `MemoryApprovalStore` of this thinker's.
+        for conversations kept in memory, a `MemoryApprovalStore` of this thinker's, or, for
+        conversations in PostgreSQL, the same database (`approvals_beside`).
         """
         if self.approvals is None:
-            from nucleo_core.guard.approval_store import (
-                MemoryApprovalStore,
-                SQLiteApprovalStore,
-                default_approvals_path,
-            )
+            from nucleo_core.guard.approval_store import approvals_beside
 
-            path = self.conversations.path
-            self.approvals = (
-                MemoryApprovalStore()
-                if path == ":memory:"
-                else SQLiteApprovalStore(default_approvals_path(path))
-            )
+            # A PostgreSQL conversations' store keeps its approvals in the same database.
+            self.approvals = approvals_beside(self.conversations.path)
         return self.approvals
 
     def _may_pause(self, context: ConversationContext) -> bool:

@@ -43,14 +43,18 @@ def record(approval_id: str = "a1", *, expires_in: float = 3600.0) -> ApprovalRe
     )
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ApprovalStore]:
-    """Each store kind."""
-    made: ApprovalStore = (
-        MemoryApprovalStore()
-        if request.param == "memory"
-        else SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
-    )
+    """Each store kind (PostgreSQL: a real server, see tests/pg_server.py)."""
+    made: ApprovalStore
+    if request.param == "postgres":
+        from nucleo_core.guard.postgres_approval_store import PostgresApprovalStore
+
+        made = PostgresApprovalStore(request.getfixturevalue("pg_url"))
+    elif request.param == "memory":
+        made = MemoryApprovalStore()
+    else:
+        made = SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
     yield made
     made.close()
 

@@ -31,12 +31,18 @@ HELPER = Requester(
 )
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AuditStore]:
-    """Each store implementation, fresh."""
-    made: AuditStore = (
-        MemoryAuditStore() if request.param == "memory" else SQLiteAuditStore(tmp_path / "a.db")
-    )
+    """Each store implementation, fresh (PostgreSQL: a real server, tests/pg_server.py)."""
+    made: AuditStore
+    if request.param == "postgres":
+        from nucleo_core.guard.audit.postgres_store import PostgresAuditStore
+
+        made = PostgresAuditStore(request.getfixturevalue("pg_url"))
+    else:
+        made = (
+            MemoryAuditStore() if request.param == "memory" else SQLiteAuditStore(tmp_path / "a.db")
+        )
     yield made
     made.close()
 

@@ -1,0 +1,174 @@
+"""`PostgresApprovalStore`: durable approvals in PostgreSQL, shared by every worker and host.
+
+Imported only when a ``postgresql://`` store URL is used (it imports ``psycopg``).
+
+The same guarantees as `SQLiteApprovalStore`, across hosts: a decision and a claim are each
+one conditional ``UPDATE`` (``WHERE status = 'pending' AND expires_at > now``, or
+``WHERE status = 'approved'``), which PostgreSQL runs one at a time per row: of two workers (or
+a worker and a console) deciding one approval at once, exactly one updates the row, and the
+other reads who did. Committed before the call returns. The table is ``nucleo_approvals``,
+versioned in ``nucleo_schema`` (component ``approvals``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Final, final
+
+from nucleo_core.guard.approval_store import (
+    ApprovalRecord,
+    ApprovalStatus,
+    ApprovalStoreError,
+    _check_reason,
+    _decided,
+    _encoded,
+    _from_row,
+    _refusal,
+)
+from nucleo_core.stores.postgres import PostgresDatabase, database
+
+__all__ = ["MIGRATIONS", "PostgresApprovalStore"]
+
+COMPONENT: Final = "approvals"
+
+#: The forward-only steps of the ``approvals`` component (``MIGRATIONS[n]``: ``n`` → ``n + 1``).
+MIGRATIONS: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE nucleo_approvals (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        requested_at DOUBLE PRECISION NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX nucleo_approvals_by_conversation ON nucleo_approvals (conversation_id)
+    """,
+)
+
+
+def _error(message: str) -> ApprovalStoreError:
+    return ApprovalStoreError(message)
+
+
+@final
+class PostgresApprovalStore:
+    """An `ApprovalStore` in PostgreSQL.
+
+    Args:
+        url: The ``postgresql://`` store URL.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.path = url
+        self._database: PostgresDatabase = database(url)
+        self._lock = threading.Lock()
+        self._migrated = False
+
+    def migrate(self) -> int:
+        """Create or migrate the table now; the version found before."""
+        found = self._database.migrate(COMPONENT, MIGRATIONS, _error)
+        self._migrated = True
+        return found
+
+    def _tx(self, doing: str) -> Any:
+        if not self._migrated:
+            with self._lock:
+                if not self._migrated:
+                    self.migrate()
+        return self._database.transaction(doing, _error)
+
+    def add(self, records: Sequence[ApprovalRecord]) -> None:
+        """Keep ``records``, all or none (see `ApprovalStore.add`)."""
+        rows = [
+            (
+                r.id,
+                r.conversation_id,
+                r.status,
+                r.requested_at.timestamp(),
+                r.expires_at.timestamp(),
+                _encoded(r),
+            )
+            for r in records
+        ]
+        if not rows:
+            return
+        with self._tx("keep approvals") as db:
+            db.executemany(
+                "INSERT INTO nucleo_approvals VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (id) DO NOTHING",
+                rows,
+            )
+
+    def get(self, approval_id: str) -> ApprovalRecord | None:
+        """The approval ``approval_id``, or ``None``."""
+        with self._tx("read an approval") as db:
+            db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
+            row = db.fetchone()
+        return None if row is None else _from_row(row)
+
+    def list(
+        self, *, status: ApprovalStatus | None = None, conversation_id: str | None = None
+    ) -> list[ApprovalRecord]:
+        """The approvals (see `ApprovalStore.list`)."""
+        query = "SELECT status, record FROM nucleo_approvals"
+        params: tuple[str, ...] = ()
+        if conversation_id is not None:
+            query += " WHERE conversation_id = %s"
+            params = (conversation_id,)
+        with self._tx("list approvals") as db:
+            db.execute(query + " ORDER BY requested_at, id", params)
+            rows = db.fetchall()
+        found = [_from_row(row) for row in rows]
+        return [r for r in found if status is None or r.status_at() == status]
+
+    def approve(self, approval_id: str, *, by: str = "", note: str = "") -> ApprovalRecord:
+        """Approve, once (see `ApprovalStore.approve`)."""
+        return self._decide(approval_id, "approved", by, note)
+
+    def reject(self, approval_id: str, reason: str, *, by: str = "") -> ApprovalRecord:
+        """Reject, once (see `ApprovalStore.reject`)."""
+        return self._decide(approval_id, "rejected", by, _check_reason(reason))
+
+    def claim(self, approval_id: str) -> bool:
+        """Approved → consumed, once (see `ApprovalStore.claim`)."""
+        with self._tx("claim an approval") as db:
+            db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
+            found = db.fetchone()
+            if found is None:
+                return False
+            consumed = replace(_from_row(found), status="consumed")
+            db.execute(
+                "UPDATE nucleo_approvals SET status = 'consumed', record = %s "
+                "WHERE id = %s AND status = 'approved'",
+                (_encoded(consumed), approval_id),
+            )
+            return bool(db.rowcount == 1)
+
+    def close(self) -> None:
+        """Nothing of its own to release: the pool is the process's, shared by its stores."""
+
+    def _decide(
+        self, approval_id: str, status: ApprovalStatus, by: str, reason: str
+    ) -> ApprovalRecord:
+        with self._tx("decide an approval") as db:
+            db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
+            row = db.fetchone()
+            record = None if row is None else _from_row(row)
+            if record is None or record.status_at() != "pending":
+                raise _refusal(record, approval_id)
+            decided = _decided(record, status, by, reason)
+            # The condition is the guarantee: whoever read "pending" above, one UPDATE wins
+            # (a concurrent one waits for the row, then finds its condition false).
+            db.execute(
+                "UPDATE nucleo_approvals SET status = %s, record = %s "
+                "WHERE id = %s AND status = 'pending' AND expires_at > %s",
+                (status, _encoded(decided), approval_id, time.time()),
+            )
+            won = db.rowcount == 1
+        if not won:
+            raise _refusal(self.get(approval_id), approval_id)
+        return decided
