@@ -58,6 +58,7 @@ const UNREACHABLE =
   "The server cannot be reached. Is `nucleo serve` still running? Reload the page once it is.";
 
 async function api(method, path, body) {
+  const sent = state.token;
   const headers = { ...authorization(), Accept: "application/json" };
   const init = { method, headers, cache: "no-store", credentials: "omit" };
   if (body !== undefined) {
@@ -71,7 +72,9 @@ async function api(method, path, body) {
     throw new ApiProblem(0, UNREACHABLE);
   }
   if (response.status === 401) {
-    askForToken("The server did not accept the token. Enter it again.");
+    // Only once per token: the other requests that bore it answer 401 too, maybe while a new
+    // token is being typed.
+    if (state.token === sent) askForToken("The server did not accept the token. Enter it again.");
     throw new Unauthorized();
   }
   let data = null;
@@ -553,6 +556,7 @@ async function followAudit(signal) {
     const since = $("audit-since").value;
     if (since) query.set("since", since);
     let failed = false;
+    const sent = state.token;
     try {
       const response = await fetch(`/api/audit/stream?${query}`, {
         headers: { ...authorization(), Accept: "text/event-stream" },
@@ -561,7 +565,7 @@ async function followAudit(signal) {
         signal,
       });
       if (response.status === 401) {
-        askForToken("The server did not accept the token. Enter it again.");
+        if (state.token === sent) askForToken("The server did not accept the token. Enter it again.");
         return;
       }
       if (!response.ok) {
@@ -639,7 +643,7 @@ function addAuditRecord(record) {
   const outcome = record.outcome || record.decision || "";
   row.append(
     cell(String(record.sequence)),
-    cell(localTime(record.at)),
+    cell(element("span", localTime(record.at), "nowrap")),
     cell(KIND_LABELS[record.kind] || record.kind),
     cell(element("span", record.tool || record.skill || "", "mono")),
     cell(outcome ? badge(outcome, `outcome-${outcome}`) : ""),
