@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from _installed_venv import clean_environment
-from _mcp_harness import MAIN, time_server_executable
+from _mcp_harness import MAIN, SERVERS, time_server_executable
 
 #: The installed console script of this environment.
 NUCLEO = Path(sys.executable).with_name("nucleo")
@@ -115,6 +115,12 @@ timeout = 20
 startup_timeout = 30
 risk = "low"
 
+[tool.nucleo.mcp.servers.media]
+command = {python}
+args = [{json.dumps(str(SERVERS / "media_server.py"))}]
+risk = "low"
+startup_timeout = 30
+
 [tool.nucleo.mcp.servers.time]
 command = {json.dumps(str(time_server))}
 args = ["--local-timezone", "UTC"]
@@ -139,6 +145,10 @@ description = "The operations tools."
 [tool.nucleo.gateway.profiles.solo]
 thinker = "gateway_agents:Ops"
 servers = ["main"]
+
+[tool.nucleo.gateway.profiles.media]
+thinker = "gateway_agents:Ops"
+servers = ["media"]
 
 [tool.nucleo.gateway.profiles.readonly]
 thinker = "gateway_agents:ReadOnlyOps"

@@ -428,3 +428,34 @@ def test_an_enumerated_catalog_is_admitted_whole_and_listed(project: Path) -> No
     assert text_of(called) == "ada, grace"
     grants = [r["tool"] for r in records_of(project, name) if r["kind"] == "grant"]
     assert sorted(grants) == ["list_customers", "lookup_invoice"]
+
+
+def test_resource_links_embedded_resources_and_audio_pass_through(project: Path) -> None:
+    """A resource link, an embedded resource and audio reach the client with every field."""
+
+    async def body() -> tuple[Any, Any, Any]:
+        async with connect(project, "media") as client:
+            link = await client.call_tool("report_link", {})
+            note = await client.call_tool("embedded_note", {})
+            sound = await client.call_tool("chime", {})
+            return link, note, sound
+
+    link, note, sound = run(body)
+    (block,) = link.content
+    assert block.type == "resource_link"
+    assert (str(block.uri), block.name, block.title, block.description, block.mime_type) == (
+        "file:///reports/q3.pdf",
+        "q3.pdf",
+        "Q3 report",
+        "The third quarter's report.",
+        "application/pdf",
+    )
+    (embedded,) = note.content
+    assert embedded.type == "resource"
+    assert (str(embedded.resource.uri), embedded.resource.text) == (
+        "memo://note/1",
+        "# Note\nkeep it",
+    )
+    (audio,) = sound.content
+    assert (audio.type, audio.mime_type) == ("audio", "audio/wav")
+    assert audio.data == "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA="
