@@ -262,6 +262,7 @@ def _announce(settings: Any, token: Any) -> None:
     else:
         said = "from $NUCLEO_API_TOKEN"
     click.echo(f"nucleo API on {where}/api (token {token.identity}, {said}).", err=True)
+    click.echo(f"The console: open {where}/ in a browser and enter the token.", err=True)
     if not is_loopback(settings.host):
         click.echo(
             "Warning: other machines can reach this server, and it speaks plain HTTP: put a "

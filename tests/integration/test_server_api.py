@@ -62,6 +62,14 @@ def test_the_health_check_answers_without_a_token(server: Server) -> None:
     assert answer.body["status"] == "ok"
 
 
+def test_the_server_says_where_the_api_and_the_console_are(server: Server) -> None:
+    """Its first lines name the API's address and the console's, never the token itself."""
+    said = server.stderr.read_text(encoding="utf-8")
+    assert f"nucleo API on {server.url}/api" in said
+    assert f"The console: open {server.url}/ in a browser" in said
+    assert server.token not in said
+
+
 ENDPOINTS = [
     ("GET", "/api/tools", None),
     ("POST", "/api/tools/filter", {}),
