@@ -143,7 +143,7 @@ def _serve(
     profile: GatewayProfile, *, http: bool, host: str, port: int, allow_remote: bool
 ) -> None:
     from nucleo_core import __version__
-    from nucleo_core.cli.approvals import approvals_path
+    from nucleo_core.cli.approvals import _store as approvals_store
     from nucleo_core.cli.catalog import load_thinker_class
     from nucleo_core.cli.hub import loaded_hub
     from nucleo_core.cli.mcp import _require_sdk
@@ -152,7 +152,6 @@ def _serve(
     from nucleo_core.gateway.runtime import profile_servers, run_gateway
     from nucleo_core.gateway.server import Gateway
     from nucleo_core.gateway.token import BearerToken
-    from nucleo_core.guard.approval_store import SQLiteApprovalStore
     from nucleo_core.guard.audit.errors import AuditConfigError
     from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.mcp import MCPConfigError, discover_servers
@@ -177,7 +176,8 @@ def _serve(
         raise CommandError(str(exc)) from exc
     if profile.offer is not None:
         hub.tool_offer = profile.offer
-    store = SQLiteApprovalStore(approvals_path(None))
+    # Where `nucleo approvals` reads them, so that what the gateway files is what it decides.
+    store = approvals_store(None, must_exist=False)
     gateway = Gateway(hub, thinker_class, profile, approvals=store, version=__version__)
     try:
         asyncio.run(run_gateway(gateway, configs, http=http, host=host, port=port, token=token))
