@@ -30,7 +30,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Any, Final, final
+from typing import Any, Final, cast, final
 
 from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditStoreError
@@ -76,6 +76,7 @@ class AuditLog:
         "_closed",
         "_error",
         "_flush_interval",
+        "_lazy_bound",
         "_lock",
         "_max_pending",
         "_pending",
@@ -102,6 +103,9 @@ class AuditLog:
         # A memory store's append costs less than waking a thread: its batches are stored by
         # the caller that fills one (and by every read), with no writer thread at all.
         self._threaded = not isinstance(store, MemoryAuditStore)
+        # A bounded memory store's records are queued until read, and the oldest forgotten
+        # unwritten (`_forget_queued`); an unbounded one is written batch by batch.
+        self._lazy_bound = store.max_records if isinstance(store, MemoryAuditStore) else None
         self._record_arguments = record_arguments
         self._batch_size = batch_size
         self._flush_interval = flush_interval
@@ -128,6 +132,9 @@ class AuditLog:
     ) -> AuditLog:
         """The project's audit log, in SQLite, as configured (see `audit_settings`).
 
+        Without an audit path configured (nor ``$NUCLEO_AUDIT``), the project's store URL
+        (``$NUCLEO_STORE_URL``, ``store`` in its configuration) keeps it, PostgreSQL included.
+
         Args:
             path: The SQLite file; the configured one (by default ``.nucleo/audit.sqlite3``
                 in the project folder) when ``None``.
@@ -141,7 +148,14 @@ class AuditLog:
         from nucleo_core.guard.audit.sqlite_store import SQLiteAuditStore
 
         settings = audit_settings(start)
-        store = SQLiteAuditStore(settings.path if path is None else path)
+        store: AuditStore
+        if path is None and settings.origin == "default" and (url := _store_url(start)):
+            # The project's store URL (issue 17), when no audit path is configured.
+            from nucleo_core.stores import open_audit
+
+            store = open_audit(url)
+        else:
+            store = SQLiteAuditStore(settings.path if path is None else path)
         keep = settings.record_arguments if record_arguments is None else record_arguments
         return cls(store, record_arguments=keep)
 
@@ -212,9 +226,33 @@ class AuditLog:
                     self._start_writer()
                 elif waiting == self._batch_size:
                     self._wake.notify()
-        if waiting >= (self._max_pending if self._threaded else self._batch_size):
+        if self._threaded:
+            if waiting >= self._max_pending:
+                self._store_now(None)
+        elif self._lazy_bound is not None:
+            if waiting > self._lazy_bound + self._lazy_bound // 8:
+                self._forget_queued()
+        elif waiting >= self._batch_size:
             # With no writer thread (a memory store), a full batch is stored by its caller.
-            self._store_now(None, sync=self._threaded)
+            self._store_now(None, sync=False)
+
+    def _forget_queued(self) -> None:
+        """Forget, unsealed, the queued records a bounded memory store would forget anyway.
+
+        A memory store that keeps its latest ``max_records`` would forget the oldest queued
+        records as soon as they were stored: they are dropped before being written at all
+        (their numbers are skipped, `MemoryAuditStore.skip`), so that a long-lived hub that is
+        never read pays only for queueing its records. In chunks of an eighth of the bound,
+        so that trimming the queue costs nothing per record.
+        """
+        store = cast("MemoryAuditStore", self._store)
+        with self._write_lock:
+            with self._lock:
+                excess = len(self._pending) - cast("int", self._lazy_bound)
+                if excess <= 0:
+                    return
+                del self._pending[:excess]
+            store.skip(excess)
 
     def flush(self) -> None:
         """Store every queued record now, and sync the store to disk.
@@ -356,3 +394,11 @@ def _close_open_logs() -> None:
             log.close()
         except Exception as exc:  # at exit: say so, and close the others
             logger.error("the audit log could not be closed at exit: %s", exc)
+
+
+def _store_url(start: str | os.PathLike[str] | None) -> str | None:
+    """The project's store URL (`nucleo_core.stores.resolve_store_url`), or ``None``."""
+    from nucleo_core.stores import resolve_store_url
+
+    url = resolve_store_url(start=start)
+    return None if url is None else url.url

@@ -75,6 +75,23 @@ class MemoryAuditStore:
                 del rows[:excess]
             return sequence
 
+    def skip(self, count: int) -> None:
+        """Forget the next ``count`` records unwritten: their numbers are taken, and gone.
+
+        For an `AuditLog` whose queue holds more than ``max_records``: the records it would
+        store and this store would forget at once are never sealed. What this store keeps is
+        forgotten too (it is older still), and the chain starts again after the skipped
+        numbers, from `GENESIS_DIGEST`: `verify` checks it from there.
+        """
+        if count < 1:
+            return
+        with self._lock:
+            self._check_open()
+            sequence = (self._head or (0, GENESIS_DIGEST))[0] + count
+            self.rows.clear()
+            self._head = (sequence, GENESIS_DIGEST)
+            self._floor = (sequence, GENESIS_DIGEST)
+
     def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
         """The records ``query`` selects, in sequence order; see `AuditStore.read`."""
         with self._lock:
