@@ -190,3 +190,16 @@ def test_hints_come_from_the_declared_read_only_and_risk() -> None:
         "readOnlyHint": False,
         "destructiveHint": True,
     }
+
+
+def test_the_http_client_entry_points_at_the_endpoint_with_the_token_placeholder() -> None:
+    """--http --print-config gives the URL and an Authorization header naming the variable."""
+    from nucleo_core.cli.mcp_serve import client_config
+
+    entry = client_config(GatewayProfile.for_class("a.b:C"), http=True, port=9100)
+    (only,) = entry["mcpServers"].values()
+    assert only == {
+        "type": "http",
+        "url": "http://127.0.0.1:9100/mcp",
+        "headers": {"Authorization": "Bearer ${NUCLEO_API_TOKEN}"},
+    }
