@@ -244,6 +244,11 @@ class ToolExecution:
         self._state = "running"
         semaphore = asyncio.Semaphore(self._policy.max_concurrency)
         tasks: dict[int, asyncio.Task[CallOutcome]] = {}
+        # Calls cleared but not yet started. Nothing awaits between two submissions except a
+        # call that runs alone, so starting them there (or at the end) changes no order: every
+        # check still runs before any earlier call's tool gets the loop, as with tasks made at
+        # once.
+        queued: list[tuple[int, ToolCall, _Ready]] = []
         submitted: set[str] = set()
         try:
             for index, call in enumerate(self._calls):
@@ -260,16 +265,21 @@ class ToolExecution:
                 if isinstance(ready, CallOutcome):
                     self._finish(index, ready)
                     continue
-                trace = self._traces.get(index) if self._traces else None
-                task = asyncio.create_task(
-                    self._run_call(index, call, ready, semaphore),
-                    name=f"nucleo-tool-{call.id}",
-                    context=trace.context() if trace is not None else None,
-                )
+                if not ready.alone:
+                    queued.append((index, call, ready))
+                    continue
+                self._start(queued, tasks, semaphore)
+                if self._inline(index, tasks):
+                    await self._run_inline(index, call, ready, semaphore)
+                    continue
+                task = self._task(index, call, ready, semaphore)
                 tasks[index] = task
-                if ready.alone:
-                    await asyncio.wait((task,))
-                    self._collect(index, task)
+                await asyncio.wait((task,))
+                self._collect(index, task)
+            if len(queued) == 1 and self._inline(queued[0][0], tasks):
+                await self._run_inline(*queued[0], semaphore)
+            else:
+                self._start(queued, tasks, semaphore)
             running = [task for task in tasks.values() if not task.done()]
             if running:
                 await asyncio.wait(running)
@@ -301,6 +311,63 @@ class ToolExecution:
         )
 
     # -- phase 1 ------------------------------------------------------------------------------
+
+    def _task(
+        self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
+    ) -> asyncio.Task[CallOutcome]:
+        import asyncio
+
+        trace = self._traces.get(index) if self._traces else None
+        return asyncio.create_task(
+            self._run_call(index, call, ready, semaphore),
+            name=f"nucleo-tool-{call.id}",
+            context=trace.context() if trace is not None else None,
+        )
+
+    def _start(
+        self,
+        queued: list[tuple[int, ToolCall, _Ready]],
+        tasks: dict[int, asyncio.Task[CallOutcome]],
+        semaphore: asyncio.Semaphore,
+    ) -> None:
+        """Start every queued call as a task of its own (they run side by side)."""
+        for index, call, ready in queued:
+            tasks[index] = self._task(index, call, ready, semaphore)
+        queued.clear()
+
+    def _inline(self, index: int, tasks: dict[int, asyncio.Task[CallOutcome]]) -> bool:
+        """Whether call ``index`` may run in the turn's own task rather than a task of its own.
+
+        Only when nothing else runs beside it (a task would run it alone anyway, at the cost of
+        three turns of the event loop) and it has no trace, whose context a task is made in.
+        """
+        if self._traces and index in self._traces:
+            return False
+        return all(task.done() for task in tasks.values())
+
+    async def _run_inline(
+        self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
+    ) -> None:
+        """Run one call in the turn's task, recording what `_collect` would of its task.
+
+        A cancelled turn cancels the call where it awaits, as `_stop` would cancel its task;
+        its outcome reads as a cancelled call (not one that never ran) and the cancellation
+        goes on. An exception no call may raise is recorded as the call's failure; like a task's,
+        only ``KeyboardInterrupt`` and ``SystemExit`` go on from there.
+        """
+        import asyncio
+
+        try:
+            outcome = await self._run_call(index, call, ready, semaphore)
+        except asyncio.CancelledError:
+            self._finish(index, self._cancelled_outcome(index, call))
+            raise
+        except (KeyboardInterrupt, SystemExit) as exc:
+            self._finish(index, self._failed_outcome(index, call, exc))
+            raise
+        except BaseException as exc:  # what a task would keep as its exception
+            outcome = self._failed_outcome(index, call, exc)
+        self._finish(index, outcome)
 
     def _settle(self, index: int, call: ToolCall) -> bool:
         """Answer a resumed call its stored state settles without running; ``True`` if so.
@@ -562,22 +629,29 @@ class ToolExecution:
         if self._outcomes[index] is not None:
             return
         call = self._calls[index]
-        started = self._started.get(index)
-        duration = 0.0 if started is None else time.monotonic() - started
         if task.cancelled():
-            outcome = CallOutcome(
-                call=call,
-                status=CallStatus.CANCELLED,
-                result=_error_block(call, _cancelled(call.name)),
-                duration=duration,
-            )
+            outcome = self._cancelled_outcome(index, call)
         elif (exc := task.exception()) is not None:  # only a BaseException gets this far
-            outcome = _error(
-                call, CallStatus.FAILED, _failure(f"Tool '{call.name}' failed", exc), exc, duration
-            )
+            outcome = self._failed_outcome(index, call, exc)
         else:
             outcome = task.result()
         self._finish(index, outcome)
+
+    def _duration(self, index: int) -> float:
+        started = self._started.get(index)
+        return 0.0 if started is None else time.monotonic() - started
+
+    def _cancelled_outcome(self, index: int, call: ToolCall) -> CallOutcome:
+        return CallOutcome(
+            call=call,
+            status=CallStatus.CANCELLED,
+            result=_error_block(call, _cancelled(call.name)),
+            duration=self._duration(index),
+        )
+
+    def _failed_outcome(self, index: int, call: ToolCall, exc: BaseException) -> CallOutcome:
+        message = _failure(f"Tool '{call.name}' failed", exc)
+        return _error(call, CallStatus.FAILED, message, exc, self._duration(index))
 
     async def _stop(self, tasks: dict[int, asyncio.Task[CallOutcome]]) -> None:
         """Cancel every call still running, wait for them, and record every outcome."""

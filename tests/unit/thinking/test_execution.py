@@ -740,7 +740,7 @@ def test_the_report_before_running_answers_every_call_as_cancelled() -> None:
 
 def test_the_report_is_refused_while_running_and_the_execution_runs_once() -> None:
     """Reading the report mid-run raises, and so does running an execution twice."""
-    fake = Fake("t")
+    fake = Fake("t", kind=_SyncTool)  # it runs in a thread, so the run is still going
 
     async def scenario() -> None:
         execution = ToolExecution([call_of(fake, "1")], check=checker(fake), parent=None)
