@@ -40,7 +40,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, final
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied
 from nucleo_core.guard.approvals import Approval
@@ -135,6 +135,23 @@ class _Ready:
     permission: PermissionDecision | None = None
 
 
+#: Whether a tool class mixes in `ConversationAware` and `RegistryAware`: asked at every call,
+#: answered once per class (an ABC's isinstance walks its registry each time).
+_AWARENESS: dict[type[Any], tuple[bool, bool]] = {}
+
+
+def _awareness(cls: type[Any]) -> tuple[bool, bool]:
+    known = _AWARENESS.get(cls)
+    if known is None:
+        # A class registered on either ABC later would be missed; `ABC.register` of a tool
+        # class is not how awareness is declared (the docs say: mix it in).
+        known = _AWARENESS[cls] = (
+            issubclass(cls, ConversationAware),
+            issubclass(cls, RegistryAware),
+        )
+    return known
+
+
 def _qualified(cls: type[Any]) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
@@ -207,6 +224,7 @@ class ToolExecution:
         self._outcomes: list[CallOutcome | None] = [None] * len(self._calls)
         self._started: dict[int, float] = {}
         self._state: Literal["ready", "running", "ended"] = "ready"
+        self._report: ExecutionReport | None = None
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:
@@ -303,12 +321,17 @@ class ToolExecution:
         """
         if self._state == "running":
             raise RuntimeError("the execution is still running; read its report once run() ends")
-        return ExecutionReport(
+        if self._report is not None:
+            return self._report
+        report = ExecutionReport(
             tuple(
                 outcome if outcome is not None else _not_run(call)
                 for call, outcome in zip(self._calls, self._outcomes, strict=True)
             )
         )
+        if self._state == "ended":  # the outcomes are final: built once, however often read
+            self._report = report
+        return report
 
     # -- phase 1 ------------------------------------------------------------------------------
 
@@ -427,10 +450,11 @@ class ToolExecution:
             self._audit.permission(call, provider, cleared.permission)
         try:
             tool = provider.create(self._parent)
-            if isinstance(tool, ConversationAware) and self._conversation is not None:
-                tool.bind_conversation(self._conversation)
-            if isinstance(tool, RegistryAware) and self._registry is not None:
-                tool.bind_registry(self._registry)
+            conversation_aware, registry_aware = _awareness(type(tool))
+            if conversation_aware and self._conversation is not None:
+                cast("ConversationAware", tool).bind_conversation(self._conversation)
+            if registry_aware and self._registry is not None:
+                cast("RegistryAware", tool).bind_registry(self._registry)
             resumed = self._durable.delegations.get(call.id) if self._durable else None
             if resumed is not None:  # a paused sub-thinker's run: continued, never restarted
                 if not isinstance(tool, ResumesDelegation):
@@ -440,7 +464,9 @@ class ToolExecution:
             self._internal.add(index)
             message = _failure(f"Tool '{provider.name}' could not be started", exc)
             return _error(call, CallStatus.FAILED, message, exc)
-        ready = _Ready(provider, tool, value, runs_alone(provider, tool), cleared.permission)
+        # As `runs_alone` answers, from the class's awareness looked up once.
+        alone = conversation_aware or registry_aware or provider.sequential
+        ready = _Ready(provider, tool, value, alone, cleared.permission)
         self._cleared[index] = ready
         return ready
 
