@@ -32,6 +32,7 @@ from nucleo_core.cli.run import run
 from nucleo_core.cli.serve import serve
 from nucleo_core.cli.skills import skills
 from nucleo_core.cli.sources import CollectedTools, ToolSourceError, collect_registry
+from nucleo_core.cli.store import store
 
 if TYPE_CHECKING:
     from nucleo_core.hub import ToolHub
@@ -157,6 +158,7 @@ nucleo.add_command(audit)
 nucleo.add_command(approvals)
 nucleo.add_command(resume)
 nucleo.add_command(serve)
+nucleo.add_command(store)
 
 
 def main(args: Sequence[str] | None = None) -> None:

@@ -3,13 +3,16 @@
 The approvals are those of the durable runs that paused: ``approvals.sqlite3`` next to the
 durable conversations' file (``$NUCLEO_CONVERSATIONS``, by default
 ``~/.local/share/nucleo/conversations.sqlite3``), or ``$NUCLEO_APPROVALS``, or ``--path``.
-Each approval is decided once: deciding it again, or one that expired, is an ``Error:`` line
-saying what it is (exit code 2). ``nucleo resume CONVERSATION`` then continues the run.
+``--store URL`` (or ``$NUCLEO_STORE_URL``, or the project's ``store``) reads them from a shared
+store instead, PostgreSQL included. Each approval is decided once: deciding it again, or one
+that expired, is an ``Error:`` line saying what it is (exit code 2). ``nucleo resume
+CONVERSATION`` then continues the run.
 """
 
 from __future__ import annotations
 
 import getpass
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,10 +20,12 @@ import click
 
 from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.store import resolved_store, store_option
 
 if TYPE_CHECKING:
-    from nucleo_core.guard.approval_store import ApprovalRecord, SQLiteApprovalStore
+    from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStore
     from nucleo_core.guard.approvals import Approval, ApprovalRequest
+    from nucleo_core.stores import StoreURL
 
 __all__ = ["approvals", "approvals_path", "terminal_approver"]
 
@@ -52,21 +57,47 @@ def _path_option(command: Any) -> Any:
     )(command)
 
 
-def _store(path: str | None, *, must_exist: bool = True) -> SQLiteApprovalStore:
+def _store(
+    path: str | None, store_url: str | None = None, *, must_exist: bool = True
+) -> ApprovalStore:
     from nucleo_core.guard.approval_store import SQLiteApprovalStore
 
+    url = _store_url(path, store_url)
+    if url is not None:
+        from nucleo_core.stores import open_approvals
+
+        return open_approvals(url)
     found = approvals_path(path)
     if must_exist and not found.exists():
         raise CommandError(f"no approvals are kept at {found} (no durable run has paused there)")
     return SQLiteApprovalStore(found)
 
 
+def _store_url(path: str | None, store_url: str | None) -> StoreURL | None:
+    """The store URL the approvals are in, or ``None`` for the approvals' SQLite file.
+
+    ``--store``; else, without ``--path`` nor ``$NUCLEO_APPROVALS``, the project's.
+    """
+    if path is not None:
+        return None
+    if store_url:
+        return resolved_store(store_url)
+    from nucleo_core.guard.approval_store import APPROVALS_ENVIRONMENT_VARIABLE
+
+    if os.environ.get(APPROVALS_ENVIRONMENT_VARIABLE):
+        return None
+    return resolved_store(None)
+
+
 @click.group(invoke_without_command=True)
 @_path_option
+@store_option
 @click.option("--all", "show_all", is_flag=True, help="List decided and expired ones too.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
 @click.pass_context
-def approvals(ctx: click.Context, path: str | None, show_all: bool, as_json: bool) -> None:
+def approvals(
+    ctx: click.Context, path: str | None, store_url: str | None, show_all: bool, as_json: bool
+) -> None:
     """List the approvals paused runs wait for (the pending ones; --all for every one).
 
     Each row shows the approval's id, the tool, its risk and source, the conversation (the one
@@ -78,10 +109,9 @@ def approvals(ctx: click.Context, path: str | None, show_all: bool, as_json: boo
     """
     if ctx.invoked_subcommand is not None:
         return
-    found = approvals_path(path)
     records: list[ApprovalRecord] = []
-    if found.exists():
-        store = _store(path)
+    if _store_url(path, store_url) is not None or approvals_path(path).exists():
+        store = _store(path, store_url)
         try:
             records = store.list(status=None if show_all else "pending")
         finally:
@@ -99,13 +129,16 @@ def approvals(ctx: click.Context, path: str | None, show_all: bool, as_json: boo
 @approvals.command()
 @click.argument("approval_id", metavar="ID")
 @_path_option
+@store_option
 @click.option("--by", "by", metavar="NAME", help="Who decides (default: your user name).")
 @click.option("--json", "as_json", is_flag=True, help="Print the decided approval as JSON.")
-def approve(approval_id: str, path: str | None, by: str | None, as_json: bool) -> None:
+def approve(
+    approval_id: str, path: str | None, store_url: str | None, by: str | None, as_json: bool
+) -> None:
     """Approve the pending approval ID: its call runs when the run is resumed."""
     from nucleo_core.guard.approval_store import ApprovalError
 
-    store = _store(path)
+    store = _store(path, store_url)
     try:
         record = store.approve(approval_id, by=by or _user())
     except ApprovalError as exc:
@@ -121,13 +154,21 @@ def approve(approval_id: str, path: str | None, by: str | None, as_json: bool) -
     "--reason", required=True, metavar="TEXT", help="Why: the model reads it (no secrets)."
 )
 @_path_option
+@store_option
 @click.option("--by", "by", metavar="NAME", help="Who decides (default: your user name).")
 @click.option("--json", "as_json", is_flag=True, help="Print the decided approval as JSON.")
-def reject(approval_id: str, reason: str, path: str | None, by: str | None, as_json: bool) -> None:
+def reject(
+    approval_id: str,
+    reason: str,
+    path: str | None,
+    store_url: str | None,
+    by: str | None,
+    as_json: bool,
+) -> None:
     """Reject the pending approval ID: the resumed run tells the model REASON."""
     from nucleo_core.guard.approval_store import ApprovalError
 
-    store = _store(path)
+    store = _store(path, store_url)
     try:
         record = store.reject(approval_id, reason, by=by or _user())
     except ApprovalError as exc:

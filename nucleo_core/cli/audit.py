@@ -1,7 +1,9 @@
 """``nucleo audit``: read the audit record, as a table or JSON lines; ``nucleo audit verify``.
 
 The record is the project's (``.nucleo/audit.sqlite3`` in the project folder, or the path its
-``[tool.nucleo.guard.audit]`` table or ``$NUCLEO_AUDIT`` names), or the file ``--path`` names.
+``[tool.nucleo.guard.audit]`` table or ``$NUCLEO_AUDIT`` names), or the file ``--path`` names,
+or the store ``--store`` names (without an audit path configured: ``$NUCLEO_STORE_URL`` or the
+project's ``store``), PostgreSQL included.
 Reading never creates a file: a missing record is said to be missing. ``verify`` exits 0 when
 the record is intact and 1, naming the first bad record, when it is not; a mistake in what was
 asked (a malformed ``--since``, a missing file) exits 2.
@@ -21,6 +23,7 @@ import click
 from nucleo_core.cli import render
 from nucleo_core.cli.columns import Column
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.store import resolved_store, store_option
 
 if TYPE_CHECKING:
     from nucleo_core.guard.audit import AuditQuery, AuditRecord, AuditStore
@@ -49,6 +52,7 @@ _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
     type=click.Path(dir_okay=False, path_type=Path),
     help="The audit record's SQLite file (default: the project's, see below).",
 )
+@store_option
 @click.option(
     "--since",
     metavar="WHEN",
@@ -79,6 +83,7 @@ _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 def audit(
     ctx: click.Context,
     path: Path | None,
+    store_url: str | None,
     since: str | None,
     thinker: str | None,
     tool: str | None,
@@ -110,7 +115,7 @@ def audit(
             f"--kind {unknown[0]}: not a kind of record; use one of {', '.join(AUDIT_KINDS)}"
         )
     query = AuditQuery(since=_since(since), thinker=thinker, tool=tool, kinds=frozenset(kinds))
-    store = _open(path)
+    store = _open(path, store_url)
     try:
         if follow:
             _follow(store, query, as_json)
@@ -131,7 +136,7 @@ def verify(ctx: click.Context, as_json: bool) -> None:
     group = ctx.parent.params if ctx.parent is not None else {}
     from nucleo_core.guard.audit import AuditError
 
-    store = _open(group.get("path"))
+    store = _open(group.get("path"), group.get("store_url"))
     try:
         report = store.verify()
     except AuditError as exc:
@@ -152,13 +157,31 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         ctx.exit(1)
 
 
-def _open(path: Path | None) -> AuditStore:
+def _open(path: Path | None, store_url: str | None = None) -> AuditStore:
     from nucleo_core.guard.audit import AuditError, audit_settings
     from nucleo_core.guard.audit.sqlite_store import SQLiteAuditStore
 
+    # --path names a file and wins; else the store URL in force (--store, $NUCLEO_STORE_URL,
+    # the configuration's `store`); else the audit's own settings.
+    url = resolved_store(store_url) if path is None and store_url else None
+    if url is None and path is None and _audit_path_is_default():
+        url = resolved_store(None)
+    if url is not None:
+        from nucleo_core.stores import open_audit
+
+        return open_audit(url, create=False)
     try:
         file = path if path is not None else audit_settings().path
         return SQLiteAuditStore(file, create=False)  # opened, or found missing, when first read
+    except AuditError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _audit_path_is_default() -> bool:
+    from nucleo_core.guard.audit import AuditError, audit_settings
+
+    try:
+        return audit_settings().origin == "default"
     except AuditError as exc:
         raise CommandError(str(exc)) from exc
 

@@ -31,6 +31,7 @@ from nucleo_core.cli.running import (
     model_settings_options,
     resolve_seat,
 )
+from nucleo_core.cli.store import resolved_store, store_option
 
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationService
@@ -88,11 +89,13 @@ def guard_the_hub(hub: ToolHub, *, only_if_configured: bool = False) -> None:
 @click.option(
     "--json", "as_json_output", is_flag=True, help="Print one JSON object (the answer...)."
 )
+@store_option
 def resume(
     conversation_id: str,
     thinker: str | None,
     pin: str | None,
     as_json_output: bool,
+    store_url: str | None,
     **settings: float | int | None,
 ) -> None:
     """Continue the durable run paused in CONVERSATION, once its approvals are decided.
@@ -104,9 +107,13 @@ def resume(
     """
     from nucleo_core.conversations import ConversationService
     from nucleo_core.errors import NotPaused, RunPaused
+    from nucleo_core.stores import open_conversations
     from nucleo_core.thinking.thinker import Thinker
 
-    conversations = ConversationService()
+    # --store names the shared store; else ConversationService's default (which follows
+    # $NUCLEO_STORE_URL and the project's `store`); its approvals are kept beside it.
+    url = resolved_store(store_url) if store_url else None
+    conversations = ConversationService() if url is None else open_conversations(url)
     try:
         path = thinker or _paused_thinker(conversations, conversation_id)
         thinker_class = load_thinker_class(path)

@@ -80,8 +80,9 @@ class ConversationService:
     session ends however it ends.
 
     Args:
-        path: The SQLite file, or a ``postgresql://`` store URL; see `default_store_path` for
-            the default.
+        path: The SQLite file, or a ``postgresql://`` store URL. Default:
+            ``$NUCLEO_CONVERSATIONS``, else the project's store URL (``$NUCLEO_STORE_URL``,
+            ``store`` in its configuration), else `default_store_path`.
         wait: How long opening a conversation another process holds waits for it to be let
             go, in seconds, before `ConversationBusy` (PostgreSQL only; ``0``: at once).
     """
@@ -89,7 +90,7 @@ class ConversationService:
     __slots__ = ("_holds", "_lock", "_open", "_store", "path", "wait")
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, wait: float = 0.0) -> None:
-        self.path: str = os.fspath(path) if path is not None else os.fspath(default_store_path())
+        self.path: str = os.fspath(path) if path is not None else _default_target()
         self.wait = wait
         self._store: _Store | None = None
         self._open: dict[str, ConversationContext] = {}
@@ -313,6 +314,17 @@ class ConversationService:
         if _is_postgres(self.path) or (self.path != ":memory:" and Path(self.path).exists()):
             return self._journal()
         return None
+
+
+def _default_target() -> str:
+    """``$NUCLEO_CONVERSATIONS``, else the project's store URL, else `default_store_path`."""
+    if not os.environ.get(CONVERSATIONS_ENVIRONMENT_VARIABLE):
+        from nucleo_core.stores.url import resolve_store_url
+
+        url = resolve_store_url()
+        if url is not None:
+            return url.url if url.folder is None else os.fspath(url.sqlite_file("conversations"))
+    return os.fspath(default_store_path())
 
 
 def _is_postgres(path: str) -> bool:

@@ -9,14 +9,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from _store_kinds import BACKENDS, store_url
+from _store_kinds import BACKENDS, pending_approval, store_url
 
-from nucleo_core.guard.approval_store import ApprovalRecord
-from nucleo_core.guard.audit import AuditQuery, arguments_digest
+from nucleo_core.guard.audit import AuditQuery
 from nucleo_core.stores import check_store, open_approvals, open_audit
 
 PROCESS = Path(__file__).with_name("_store_process.py")
@@ -51,29 +49,11 @@ def race(*commands: list[str]) -> list[str]:
     return outputs
 
 
-def pending(approval_id: str) -> ApprovalRecord:
-    now = datetime.now(UTC)
-    arguments = {"to": "acme", "amount": 120}
-    return ApprovalRecord(
-        id=approval_id,
-        thinker="app.Treasurer",
-        conversation_id="conv",
-        call_id="use_1",
-        tool="wire_money",
-        source="native:wire_money",
-        risk="high",
-        arguments=arguments,
-        arguments_digest=arguments_digest(arguments),
-        requested_at=now,
-        expires_at=now + timedelta(hours=1),
-    )
-
-
 def test_one_of_many_processes_deciding_an_approval_wins_and_the_others_are_told_by_whom(
     url: str,
 ) -> None:
     """Four deciders at once: one approval, and each loser names the winner."""
-    open_approvals(url).add([pending("a1")])
+    open_approvals(url).add([pending_approval("a1")])
     outputs = race(*[["decide", url, "a1", f"ops-{n}"] for n in range(4)])
     winners = [n for n, out in enumerate(outputs) if out == "won"]
     assert len(winners) == 1
@@ -86,7 +66,7 @@ def test_one_of_many_processes_deciding_an_approval_wins_and_the_others_are_told
 def test_an_approved_call_is_claimed_by_one_process_only(url: str) -> None:
     """Four resumers claim one approved call at once: exactly one may run it."""
     approvals = open_approvals(url)
-    approvals.add([pending("a2")])
+    approvals.add([pending_approval("a2")])
     approvals.approve("a2", by="ops")
     outputs = race(*[["claim", url, "a2"] for _ in range(4)])
     assert Counter(outputs) == {"won": 1, "lost": 3}
