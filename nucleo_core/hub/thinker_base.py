@@ -605,7 +605,15 @@ class ThinkerBase:
         for name in dict.fromkeys(names):
             with self._lock:
                 present = self._registry.get_provider_by_name(name)
-            if present is not None and name not in (REQUEST_TOOLS, REQUEST_SKILL, SEARCH_TOOLS):
+            # "Already present" is what the call door would run: a provider the thinker put in
+            # its palette itself and still offers. One registered any other way (a subclass or
+            # plugin writing to the registry) is not, and goes through admission like any ask.
+            if (
+                present is not None
+                and name not in (REQUEST_TOOLS, REQUEST_SKILL, SEARCH_TOOLS)
+                and ThinkerBase._within_ceiling(self, present)
+                and ThinkerBase._offered_now(self, present)
+            ):
                 decisions.append((name, None))
             else:
                 decisions.append((name, self._hub.admit_tool(self, name)))

@@ -110,6 +110,23 @@ def test_an_admitted_tool_is_callable_from_the_next_turn_and_stays(hub: ToolHub)
     assert call.run(provider.parse_input({"text": "abc"})) == "abc"
 
 
+def test_a_tool_put_in_the_registry_behind_the_palette_s_back_is_judged_not_read_as_held(
+    hub: ToolHub,
+) -> None:
+    """A tool registered into the thinker's registry directly is asked for, and refused."""
+    hub.register_admission(None, "deploy", Rule.refuse("needs a human"))
+    thinker = Researcher(hub=hub)
+    thinker.reconcile_tool_registry()
+    thinker._registry.register(Deploy)  # what a subclass or plugin writing to it would do
+
+    result = thinker.request_tools(["deploy", "lookup"])
+
+    assert result.granted == ("lookup",)
+    assert [(r.name, r.reason) for r in result.refused] == [("deploy", "needs a human")]
+    with pytest.raises(UnknownTool):
+        thinker.check_call("deploy")
+
+
 # -- what a rule matches -------------------------------------------------------------------------
 
 
