@@ -12,7 +12,7 @@ A record made with ``durable=True`` is stored, with every record queued before i
 `record` returns, and synced to disk: the call door records a call's start so before it runs a
 ``confirm``- or ``notify``-level tool. `read` and `verify` store the queue first, so that a
 reader in this process sees every record made; `flush` stores and syncs it; `close` (and the
-end of the interpreter, for a log never closed) stores it. A crash keeps every batch stored,
+end of the interpreter, for a log on disk never closed) stores it. A crash keeps every batch stored,
 and loses at most the queue.
 
 Nothing is dropped silently: when the store fails, records stay queued and the writer tries
@@ -120,7 +120,10 @@ class AuditLog:
         self._writer: threading.Thread | None = None
         self._closed = False
         self._error: AuditStoreError | None = None
-        _OPEN.add(self)
+        if self._threaded:
+            # Stored at exit if never closed; a memory log's records vanish with the process
+            # anyway, so it is spared sealing them on the way out.
+            _OPEN.add(self)
 
     @classmethod
     def open(
