@@ -134,7 +134,7 @@ def pg_server() -> Iterator[PostgresServer]:
     if bin_dir is None:
         message = (
             "PostgreSQL's binaries (initdb, pg_ctl) are not installed: "
-            "apt-get install postgresql (and pip install 'nucleo-core[postgres]')"
+            "apt-get install postgresql (and the test extra's psycopg[binary,pool])"
         )
         if os.environ.get(REQUIRE_VARIABLE) == "1":
             pytest.fail(f"{REQUIRE_VARIABLE}=1 but {message}")
@@ -142,7 +142,7 @@ def pg_server() -> Iterator[PostgresServer]:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        message = "psycopg is not installed: pip install 'nucleo-core[postgres]'"
+        message = 'psycopg is not installed: python3 -m pip install "psycopg[binary,pool]>=3.2"'
         if os.environ.get(REQUIRE_VARIABLE) == "1":
             pytest.fail(f"{REQUIRE_VARIABLE}=1 but {message}")
         pytest.skip(message)

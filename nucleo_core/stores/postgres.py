@@ -110,8 +110,9 @@ class PostgresDatabase:
                 from psycopg_pool import ConnectionPool
             except ImportError as exc:
                 raise error(
-                    f"the store {self.url} is on PostgreSQL, which needs psycopg: "
-                    "pip install 'nucleo-core[postgres]'"
+                    f"the store {self.url} is on PostgreSQL, which needs psycopg 3: "
+                    'python3 -m pip install "psycopg[binary,pool]>=3.2" (the extra '
+                    "nucleo-core[postgres] pins it)"
                 ) from exc
             pool: ConnectionPool[psycopg.Connection[TupleRow]] = ConnectionPool(
                 self.url.url,
