@@ -160,7 +160,9 @@ def serve(cid: str, conversations: object, approvals: object, thinker: Treasurer
         if messages:  # a killed worker's half-run: nothing was filed, start it over
             conversations.delete(cid)
         try:
-            asyncio.run(thinker.run(f"Pay the invoices of {cid}", conversation_id=cid, durable=True))
+            asyncio.run(
+                thinker.run(f"Pay the invoices of {cid}", conversation_id=cid, durable=True)
+            )
         except RunPaused:
             return False
         return True
