@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -168,7 +169,7 @@ def function_signature(fn: Callable[..., Any]) -> FunctionSignature:
     reserved = _reserved_names()
     parameters: list[FunctionParameter] = []
     seat: tuple[str, str | None] | None = None
-    for parameter in inspect.signature(fn).parameters.values():
+    for parameter in _signature_parameters(fn):
         found = _seat_parameter(fn, parameter.name, hints[parameter.name])
         if found is not None:  # filled in by the framework, never described to the model
             if seat is not None:
@@ -189,13 +190,51 @@ def function_signature(fn: Callable[..., Any]) -> FunctionSignature:
                 name=parameter.name,
                 field_name=field_name,
                 annotation=annotation,
-                default=... if parameter.default is parameter.empty else parameter.default,
+                default=parameter.default,
                 description=description,
             )
         )
     return FunctionSignature(
         parameters=tuple(parameters), output_type=hints.get("return"), seat=seat
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Parameter:
+    name: str
+    default: Any  # ``...`` when the parameter has none
+
+
+def _signature_parameters(fn: Callable[..., Any]) -> list[_Parameter]:
+    """``fn``'s parameters in order with their defaults, as `inspect.signature` gives them.
+
+    A catalog resolves thousands of signatures and `inspect.signature` is a sixth of that
+    work, so a plain function (no ``*args``/``**kwargs``, not wrapped, no ``__signature__``) is
+    read from its code object and defaults directly; anything else asks `inspect.signature`.
+    """
+    code = getattr(fn, "__code__", None)
+    if (
+        type(fn) is not types.FunctionType
+        or code is None
+        or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+        or "__wrapped__" in fn.__dict__
+        or "__signature__" in fn.__dict__
+    ):
+        return [
+            _Parameter(p.name, ... if p.default is p.empty else p.default)
+            for p in inspect.signature(fn).parameters.values()
+        ]
+    positional, keyword_only = code.co_argcount, code.co_kwonlyargcount
+    names = code.co_varnames[: positional + keyword_only]
+    defaults = fn.__defaults__ or ()
+    keyword_defaults = fn.__kwdefaults__ or {}
+    first_default = positional - len(defaults)
+    parameters = [
+        _Parameter(name, defaults[index - first_default] if index >= first_default else ...)
+        for index, name in enumerate(names[:positional])
+    ]
+    parameters += [_Parameter(name, keyword_defaults.get(name, ...)) for name in names[positional:]]
+    return parameters
 
 
 def function_input_model(
