@@ -19,6 +19,7 @@ _Kept = tuple[
     "weakref.ref[Any]", object, tuple[tuple[int, type], ...], tuple[str, ...], "Requester"
 ]
 _KEPT: dict[int, _Kept] = {}
+_UNSET = object()
 
 
 def requester_of(thinker: Any) -> Requester:
@@ -32,7 +33,12 @@ def requester_of(thinker: Any) -> Requester:
         from nucleo_core.guard.audit.events import Requester
 
         return Requester(thinker_class="(no thinker)")
-    conversation = getattr(thinker, "conversation", None)
+    # A thinker's conversation is read where the base class keeps it, not through its
+    # `conversation` property: a subclass's override neither runs here (an admission must not
+    # run thinker code) nor names another conversation on the record.
+    conversation = getattr(thinker, "_context", _UNSET)
+    if conversation is _UNSET:  # not a `Thinker`: whatever it says it runs in
+        conversation = getattr(thinker, "conversation", None)
     conversation_id = getattr(conversation, "id", None)
     above = getattr(thinker, "_delegator", None)
     chain: list[Any] = []
