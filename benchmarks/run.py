@@ -38,7 +38,10 @@ Sections:
         plain BM25 on the development set (benchmarks/data/tool_retrieval.json);
     (m) one MCP tool call through ``nucleo mcp serve`` (the gateway: door, guard, audit, pool)
         against the same call made directly to the upstream server with the SDK's ``Client``
-        (target <= 1.5x: two hops against one).
+        (target <= 1.5x: two hops against one);
+    (n) turns per second of 8 worker processes sharing one PostgreSQL store (a server the
+        section starts) against 1 worker on SQLite, each turn waiting 20 ms for the model
+        twice and 20 ms for its tool (target >= 4x; needs PostgreSQL and psycopg).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from bench_mcp import run_mcp_section
 from bench_plugins import run_cold_catalog_section, run_turn_definitions_section
 from bench_search import run_search_section
 from bench_tools import run_tools_section
+from bench_workers import run_workers_section
 
 _DISTRIBUTIONS = (
     "nucleo-core",
@@ -133,8 +137,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--gateway-rounds", type=_positive, default=7, help="blocks in (m)")
     parser.add_argument(
+        "--worker-turns", type=_positive, default=40, help="turns per worker per round in (n)"
+    )
+    parser.add_argument("--worker-rounds", type=_positive, default=3, help="rounds in (n)")
+    parser.add_argument(
         "--sections",
-        default="abcdefghijklm",
+        default="abcdefghijklmn",
         help="which sections to run, e.g. 'ab' or 'd' ((a) and (b) always run together)",
     )
     parser.add_argument(
@@ -161,6 +169,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         arguments.search_rounds = 2
         arguments.guard_calls = 200
         arguments.gateway_calls, arguments.gateway_rounds = 30, 3
+        arguments.worker_turns, arguments.worker_rounds = 10, 1
     return arguments
 
 
@@ -265,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
                 "m",
                 lambda: run_gateway_section(arguments.gateway_calls, arguments.gateway_rounds),
             )
+        )
+    if "n" in sections:
+        plan.append(
+            ("n", lambda: run_workers_section(arguments.worker_turns, arguments.worker_rounds))
         )
     for name, measure in plan:
         verdicts += _run_section(name, measure, arguments.repeats)

@@ -41,10 +41,13 @@ def postgres_bin() -> Path | None:
 
 
 class PostgresServer:
-    """A server started in ``folder``, reached through its unix socket."""
+    """A server started in ``folder``, reached through its unix socket (fsync off unless asked)."""
 
-    def __init__(self, bin_dir: Path, folder: Path) -> None:
+    def __init__(self, bin_dir: Path, folder: Path, *, fsync: bool = False) -> None:
         self.bin_dir = bin_dir
+        # Tests need no durability across a power loss of the test machine: fsync off makes
+        # them faster. A benchmark keeps the server's durable default.
+        self.fsync = fsync
         self.folder = folder
         self.data = folder / "data"
         self.socket_dir = folder / "socket"
@@ -93,7 +96,8 @@ class PostgresServer:
         )
         options = (
             f"-c listen_addresses='' -c unix_socket_directories='{self.socket_dir}' "
-            "-c fsync=off -c max_connections=200 -c shared_buffers=32MB"
+            f"-c fsync={'on' if self.fsync else 'off'} -c max_connections=200 "
+            "-c shared_buffers=32MB"
         )
         # -w: pg_ctl waits until the server accepts connections (it polls, no fixed sleep).
         self._run(

@@ -240,7 +240,7 @@ class PostgresConversationStore:
 
         database = self._ready()
         deadline = time.monotonic() + self.wait
-        connection = database.connect(_store_error)
+        connection = database.hold_session(_store_error)
         try:
             while True:
                 hold, previous, refusal = self._try_hold(connection, conversation_id)
@@ -253,12 +253,13 @@ class PostgresConversationStore:
                 # record lock, so that the holder can still release.
                 time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
         except psycopg.Error as exc:
-            connection.close()
+            database.end_session(connection, released=False)
             raise ConversationStoreError(
                 f"cannot open conversation {conversation_id} for writing: {exc}"
             ) from exc
         except BaseException:
-            connection.close()  # a lock taken in a failed transaction goes with the session
+            # A lock taken in a failed transaction goes with the session: end it.
+            database.end_session(connection, released=False)
             raise
         with self._lock:
             self._holds[hold.token] = hold
@@ -309,6 +310,7 @@ class PostgresConversationStore:
         connection, hold.connection = hold.connection, None
         if connection is None:
             return
+        released = False
         try:
             # The record goes in the transaction that releases the lock, under the record
             # lock: no opener sees the lock free with this record still there.
@@ -323,6 +325,7 @@ class PostgresConversationStore:
                 connection.execute(
                     "SELECT pg_advisory_unlock(%s)", (_hold_key(hold.conversation_id),)
                 )
+            released = True
         except Exception:
             logger.warning(
                 "conversation %s: could not clear its writer record (the next writer replaces it)",
@@ -330,7 +333,8 @@ class PostgresConversationStore:
                 exc_info=True,
             )
         finally:
-            connection.close()
+            # A session whose lock is released serves the next hold; any other one ends.
+            self._database.end_session(connection, released=released)
 
     # -- reading ------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ extra ``nucleo-core[postgres]``), which ``import nucleo_core`` never does.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
@@ -53,6 +54,9 @@ _KEEPALIVES: Final = {
     "keepalives_count": 3,
 }
 
+#: The most sessions holding conversations at once, per process and database.
+_HOLD_SESSIONS: Final = 64
+
 _DATABASES: dict[tuple[int, str], PostgresDatabase] = {}
 _DATABASES_LOCK = threading.Lock()
 
@@ -83,12 +87,13 @@ class PostgresDatabase:
         max_size: The most connections the pool opens.
     """
 
-    __slots__ = ("_closed", "_lock", "_pool", "max_size", "url")
+    __slots__ = ("_closed", "_holds", "_lock", "_pool", "max_size", "url")
 
     def __init__(self, url: StoreURL, *, max_size: int = 8) -> None:
         self.url = url
         self.max_size = max_size
         self._pool: ConnectionPool[psycopg.Connection[TupleRow]] | None = None
+        self._holds: ConnectionPool[psycopg.Connection[TupleRow]] | None = None
         self._lock = threading.Lock()
         self._closed = False
 
@@ -98,11 +103,12 @@ class PostgresDatabase:
         return self._closed
 
     def _get_pool(
-        self, error: Callable[[str], Exception]
+        self, error: Callable[[str], Exception], *, holds: bool = False
     ) -> ConnectionPool[psycopg.Connection[TupleRow]]:
         with self._lock:
-            if self._pool is not None:
-                return self._pool
+            found = self._holds if holds else self._pool
+            if found is not None:
+                return found
             if self._closed:
                 raise error(f"the store {self.url} was closed")
             try:
@@ -114,21 +120,26 @@ class PostgresDatabase:
                     'python3 -m pip install "psycopg[binary,pool]>=3.2" (the extra '
                     "nucleo-core[postgres] pins it)"
                 ) from exc
+            # The sessions that hold conversations are kept apart: one is held for as long as
+            # its conversation is open, and must not starve the journal's transactions.
             pool: ConnectionPool[psycopg.Connection[TupleRow]] = ConnectionPool(
                 self.url.url,
-                min_size=1,
-                max_size=self.max_size,
+                min_size=0 if holds else 1,
+                max_size=_HOLD_SESSIONS if holds else self.max_size,
                 kwargs={"autocommit": True, **_KEEPALIVES},
                 open=False,
-                name="nucleo",
+                name="nucleo-holds" if holds else "nucleo",
                 timeout=30.0,
             )
             try:
-                pool.open(wait=True, timeout=30.0)
+                pool.open(wait=not holds, timeout=30.0)
             except Exception as exc:
                 pool.close()
                 raise error(f"cannot connect to the store {self.url}: {exc}") from exc
-            self._pool = pool
+            if holds:
+                self._holds = pool
+            else:
+                self._pool = pool
             return pool
 
     @contextmanager
@@ -153,19 +164,33 @@ class PostgresDatabase:
         except psycopg.Error as exc:
             raise error(f"cannot {doing} ({self.url}): {exc}") from exc
 
-    def connect(self, error: Callable[[str], Exception]) -> psycopg.Connection[TupleRow]:
-        """A connection of its own (not pooled, autocommit): for session-level locks.
+    def hold_session(self, error: Callable[[str], Exception]) -> psycopg.Connection[TupleRow]:
+        """A session of its own for session-level locks, until `end_session` (autocommit).
 
-        Its locks last as long as it does: closing it, or the death of this process, releases
-        them.
+        Taken from a second pool, of sessions that hold locks, so that opening a conversation
+        does not start a server process each time. Its locks last as long as the caller keeps
+        it: give it back with `end_session` once they are released; the death of this process
+        ends the session, and its locks, however it dies.
         """
-        import psycopg
-
         self._get_pool(error)  # the same clear message when psycopg is missing
+        pool = self._get_pool(error, holds=True)
         try:
-            return psycopg.connect(self.url.url, autocommit=True, **_KEEPALIVES)  # type: ignore[arg-type]  # libpq keywords
-        except psycopg.Error as exc:
+            return pool.getconn()
+        except Exception as exc:  # a PoolTimeout, or psycopg's errors
             raise error(f"cannot connect to the store {self.url}: {exc}") from exc
+
+    def end_session(self, connection: psycopg.Connection[TupleRow], *, released: bool) -> None:
+        """Give back a `hold_session`; closed first unless its locks were ``released``."""
+        if not released:
+            with contextlib.suppress(Exception):
+                connection.close()  # its locks end with the session
+        pool = self._holds
+        if pool is None:
+            with contextlib.suppress(Exception):
+                connection.close()
+            return
+        with contextlib.suppress(Exception):
+            pool.putconn(connection)
 
     def migrate(
         self,
@@ -214,9 +239,11 @@ class PostgresDatabase:
             return {str(name): int(version) for name, version in cursor.fetchall()}
 
     def close(self) -> None:
-        """Close the pool (connections of `connect` are their owners' to close)."""
+        """Close both pools (a session taken by `hold_session` is closed with its pool)."""
         with self._lock:
             self._closed = True
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
+            pools = (self._pool, self._holds)
+            self._pool = self._holds = None
+        for pool in pools:
+            if pool is not None:
+                pool.close()
