@@ -143,6 +143,10 @@ mode, expected = sys.argv[1], int(sys.argv[2])
 
 
 class Thinker(ThinkerBase):
+    # The first-turn row times request_tools listing every catalog name (past OFFER_BUDGET the
+    # default "auto" offer would send search_tools instead).
+    tool_offer = "enumerate"
+
     @classmethod
     def declare_compatible_tools(cls):
         return ToolSelector().add_pack("*")

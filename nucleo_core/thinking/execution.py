@@ -38,7 +38,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
 
@@ -150,6 +150,48 @@ def _awareness(cls: type[Any]) -> tuple[bool, bool]:
             issubclass(cls, RegistryAware),
         )
     return known
+
+
+def _first_step(coroutine: Coroutine[Any, Any, Any]) -> tuple[bool, Any]:
+    """Run a coroutine's first step: ``(True, its result)`` or ``(False, what it yielded)``."""
+    try:
+        return False, coroutine.send(None)
+    except StopIteration as stop:
+        return True, stop.value
+
+
+@final
+class _Resumed:
+    """Awaits the rest of a coroutine whose first step ran and yielded ``pending``.
+
+    What ``await`` does for a coroutine, from its second step on: what it yielded goes to the
+    task (which waits on it), what the task sends or throws back goes in.
+    """
+
+    __slots__ = ("_coroutine", "_pending")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Any], pending: Any) -> None:
+        self._coroutine = coroutine
+        self._pending = pending
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coroutine, value = self._coroutine, self._pending
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as exc:  # a cancellation, thrown in by the task
+                try:
+                    value = coroutine.throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    value = coroutine.send(sent)
+                except StopIteration as stop:
+                    return stop.value
 
 
 def _qualified(cls: type[Any]) -> str:
@@ -498,14 +540,26 @@ class ToolExecution:
                     return _error(call, CallStatus.FAILED, message, exc)
             self._emit("started", call)
             seconds = self._policy.timeout_for(name)
-            deadline = asyncio.timeout(seconds)
+            when = None if seconds is None else asyncio.get_running_loop().time() + seconds
+            deadline: asyncio.Timeout | None = None
             started = self._started[index] = time.monotonic()
             try:
-                async with deadline:
-                    output = await run_tool(ready.tool, ready.input)
+                # The first step runs before the deadline is armed: a tool that finishes in it
+                # (it never awaits anything pending) returns before its deadline could have
+                # fired, exactly as under `asyncio.timeout`, whose cancellation only reaches a
+                # call that suspends. One that suspends waits out the rest under the deadline
+                # its call started with.
+                running = run_tool(ready.tool, ready.input)
+                finished, step = _first_step(running)
+                if finished:
+                    output = step
+                else:
+                    deadline = asyncio.timeout_at(when)
+                    async with deadline:
+                        output = await _Resumed(running, step)
             except TimeoutError as exc:
                 duration = time.monotonic() - started
-                if deadline.expired():
+                if deadline is not None and deadline.expired():
                     message = (
                         f"Tool '{name}' did not finish within {seconds:g} s; its result was "
                         "abandoned."
