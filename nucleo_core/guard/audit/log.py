@@ -4,9 +4,9 @@
 the time and queues it; the call door's records of ``auto`` calls are queued cheaper still,
 stamped at the call and written with their batch (`AuditLog._record_later`). The queue is
 stored in batches, one transaction per batch, the records sealed (numbered and chained) in
-one pass inside it, with no ``fsync`` per batch: by a writer thread (every ``flush_interval``
-seconds, or as soon as ``batch_size`` records wait) for a store on disk; by the caller that
-fills a batch, with no thread, for a `MemoryAuditStore`.
+one pass inside it, with no ``fsync`` per batch: by the caller whose record fills a batch of
+``batch_size``, and, for a store on disk, by a writer thread once the oldest queued record
+waited ``flush_interval`` seconds.
 
 A record made with ``durable=True`` is stored, with every record queued before it, before
 `record` returns, and synced to disk: the call door records a call's start so before it runs a
@@ -66,7 +66,8 @@ class AuditLog:
         record_arguments: Keep each call's arguments in full, not only their digest. Off by
             default: arguments may carry secrets.
         batch_size: The most records stored in one transaction.
-        flush_interval: How long a record waits, at most, before the writer stores it.
+        flush_interval: How long a record waits, at most, before the writer stores it (a
+            batch filled sooner is stored by the caller that fills it).
         max_pending: How many records may wait before `record` stores them itself.
     """
 
@@ -227,11 +228,19 @@ class AuditLog:
             if self._threaded:
                 if self._writer is None:
                     self._start_writer()
-                elif waiting == self._batch_size:
-                    self._wake.notify()
+                elif waiting == 1:
+                    self._wake.notify()  # the writer times the first record's wait
         if self._threaded:
             if waiting >= self._max_pending:
                 self._store_now(None)
+            elif waiting % self._batch_size == 0:
+                # A full batch is stored by the caller that fills it: handing it to the writer
+                # costs more (the GIL changing hands) than storing it; the writer stores what
+                # waited ``flush_interval``, and what a failed store left queued.
+                try:
+                    self._store_now(None, sync=False)
+                except AuditStoreError as exc:
+                    logger.warning("audit records are waiting: %s", exc)
         elif self._lazy_bound is not None:
             if waiting > self._lazy_bound + self._lazy_bound // 8:
                 self._forget_queued()
@@ -348,8 +357,11 @@ class AuditLog:
             with self._wake:
                 while not self._pending and not self._closed:
                     self._wake.wait()
-                if not self._closed and len(self._pending) < self._batch_size:
-                    self._wake.wait(self._flush_interval)  # gathering a batch
+                # The oldest record waits its full interval (a notify meanwhile is another
+                # batch starting, after a caller stored a full one): then what waits is stored.
+                deadline = time.monotonic() + self._flush_interval
+                while not self._closed and (left := deadline - time.monotonic()) > 0:
+                    self._wake.wait(left)
                 if self._closed:
                     return  # `close` stores what is left
             try:
