@@ -48,6 +48,9 @@ How failures are told and retried:
   at ``INFO`` on ``nucleo.models.<provider>``).
 - A server that answers a stream request with one whole JSON completion (some do not stream)
   is read as `complete` reads it: its text arrives as one delta.
+- A stream that goes on past the budget (more chunks carrying answer than ``max_tokens``: a
+  server that ignores the field, as llama-cpp-python's does when tools are offered) is closed
+  there and read as cut off (``length``), with a warning, so the escalation ceiling holds.
 
 The SDK builds its response objects without validating them, so that a server's additions
 survive; every field is therefore checked as it is read, and a reply that lacks what an answer
@@ -331,6 +334,17 @@ class OpenAIChatClient:
                 text = draft.add(chunk)
                 if text:
                     yield TextDelta(text)
+                if draft.pieces > request.max_tokens and draft.finish_reason is None:
+                    # A server that ignores max_tokens (llama-cpp-python's, when tools are
+                    # offered) would go on for thousands of tokens: the stream is closed at
+                    # the budget and read as cut off there, so the escalation ceiling holds.
+                    self._logger.warning(
+                        "%s sent more than the budget of %d tokens; the stream is cut there",
+                        self._provider,
+                        request.max_tokens,
+                    )
+                    draft.finish_reason = "length"
+                    break
         if not draft.received:
             raise self._malformed("the stream ended before any chunk arrived")
         yield ResponseComplete(self._assemble(draft.answer(), request.model))
@@ -695,6 +709,8 @@ class _StreamDraft:
     finish_reason: object = None
     model: object = None
     usage: object = None
+    #: How many chunks carried some of the answer: about one token each, or more tokens.
+    pieces: int = 0
 
     def add(self, chunk: object) -> str:
         """Take in one chunk; return its answer text, if it had any."""
@@ -709,6 +725,7 @@ class _StreamDraft:
         if not isinstance(choices, list):
             return ""
         text = ""
+        carried = False
         for choice in choices:
             if _field(choice, "index") not in (0, None):
                 continue  # only one answer is asked for; ignore any other
@@ -717,13 +734,19 @@ class _StreamDraft:
             delta = _field(choice, "delta")
             if delta is None:
                 continue
-            self.reasoning.append(_reasoning_text(delta))
-            self.refusal.append(_text(_field(delta, "refusal")))
-            text += _text(_field(delta, "content"))
+            reasoning, refusal = _reasoning_text(delta), _text(_field(delta, "refusal"))
+            content = _text(_field(delta, "content"))
+            self.reasoning.append(reasoning)
+            self.refusal.append(refusal)
+            text += content
             calls = _field(delta, "tool_calls")
-            for position, fragment in enumerate(calls if isinstance(calls, list) else []):
+            fragments = calls if isinstance(calls, list) else []
+            for position, fragment in enumerate(fragments):
                 self._add_tool_call(position, fragment)
+            if reasoning or refusal or content or fragments:
+                carried = True
         self.text.append(text)
+        self.pieces += carried
         return text
 
     def _add_tool_call(self, position: int, fragment: object) -> None:

@@ -347,3 +347,25 @@ def test_a_server_that_answers_a_stream_with_a_whole_completion_is_read(
     assert [event.text for event in events if event.delta] == ["Not streamed, still read.", ""]
     assert server.requests[0].json()["stream"] is True
     assert thinker.last_usage == Usage(input_tokens=5, output_tokens=2)
+
+
+def test_a_stream_past_its_budget_is_cut_there_and_read_as_cut_off(
+    server: WireServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server ignoring ``max_tokens`` is cut past it: escalated to the ceiling, then kept."""
+    endless = [chunk({"content": f"w{n} "}) for n in range(200)]
+    server.replies.append(sse(*endless, chunk({}, "stop")))
+    server.replies.append(sse(*endless, chunk({}, "stop")))
+    thinker = thinker_on(entry_of(server, max_output_tokens=40))
+    thinker.declaration = ThinkerDeclaration("standard", 20)
+
+    with caplog.at_level(logging.WARNING, logger="nucleo.models"):
+        (answer,), events = run_streaming(thinker, "Talk.")
+
+    budgets = [request.json()["max_tokens"] for request in server.requests]
+    assert budgets == [20, 40]  # cut past 20 pieces, asked again at the ceiling, cut past 40
+    said = "".join(f"w{n} " for n in range(41))
+    assert answer == said.strip()  # the answer as the handler reads it
+    assert deltas(events) == said  # the first 21 pieces were not shown twice
+    cuts = [r.getMessage() for r in caplog.records if "the stream is cut" in r.getMessage()]
+    assert len(cuts) == 2
