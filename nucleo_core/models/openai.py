@@ -48,6 +48,10 @@ How failures are told and retried:
   at ``INFO`` on ``nucleo.models.<provider>``).
 - A server that answers a stream request with one whole JSON completion (some do not stream)
   is read as `complete` reads it: its text arrives as one delta.
+- A stream offering tools that ends before its first chunk (llama-cpp-python's server cannot
+  stream a tool call its model chose, and ends the stream empty) is asked again unstreamed, with
+  a warning, and so is every later request with tools to that client: its text then arrives as
+  one delta.
 - A stream that goes on past the budget (more chunks carrying answer than ``max_tokens``: a
   server that ignores the field, as llama-cpp-python's does when tools are offered) is closed
   there and read as cut off (``length``), with a warning, so the escalation ceiling holds.
@@ -226,6 +230,8 @@ class OpenAIChatClient:
         self._endpoint = _printable_url(base_url or _OPENAI_BASE_URL)
         # None: ask, and stop asking once the server refused the option.
         self._stream_usage: bool | None = stream_usage
+        # False once the server ended a stream offering tools empty: such requests are completed.
+        self._stream_tools = True
         self._retries = max_retries
         self._logger = logger_for(provider)
         self._max_tokens_parameter: MaxTokensParameter = max_tokens_parameter or (
@@ -300,6 +306,10 @@ class OpenAIChatClient:
                 yield event
 
     async def _stream_once(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        if request.tools and not self._stream_tools:
+            async for event in self._whole(request):
+                yield event
+            return
         body = self._body(request)
         asked_usage = self._stream_usage is not False
         if asked_usage:
@@ -346,8 +356,28 @@ class OpenAIChatClient:
                     draft.finish_reason = "length"
                     break
         if not draft.received:
-            raise self._malformed("the stream ended before any chunk arrived")
+            if not request.tools:
+                raise self._malformed("the stream ended before any chunk arrived")
+            # llama-cpp-python's server cannot stream a tool call its model chose: it ends
+            # the stream empty. Asked again whole, and requests with tools are from now on.
+            self._logger.warning(
+                "%s ended a stream offering tools before any chunk arrived (a server that "
+                "cannot stream tool calls); it is asked again without streaming, and so are "
+                "its requests with tools from now on",
+                self._provider,
+            )
+            self._stream_tools = False
+            async for event in self._whole(request):
+                yield event
+            return
         yield ResponseComplete(self._assemble(draft.answer(), request.model))
+
+    async def _whole(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        """``request`` completed rather than streamed: its text as one delta, then the whole."""
+        response = await self._complete_once(request)
+        if response.text:
+            yield TextDelta(response.text)
+        yield ResponseComplete(response)
 
     async def _open_stream(
         self, body: CompletionCreateParamsBase, request: ModelRequest

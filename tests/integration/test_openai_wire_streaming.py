@@ -369,3 +369,48 @@ def test_a_stream_past_its_budget_is_cut_there_and_read_as_cut_off(
     assert deltas(events) == said  # the first 21 pieces were not shown twice
     cuts = [r.getMessage() for r in caplog.records if "the stream is cut" in r.getMessage()]
     assert len(cuts) == 2
+
+
+def test_a_server_that_cannot_stream_tool_calls_is_asked_whole_from_then_on(
+    server: WireServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An empty stream offering tools is asked again whole, and so are later requests with tools."""
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "search_notes", "arguments": '{"query": "tea"}'},
+    }
+    called = {
+        "id": "chatcmpl-3",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "", "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+            }
+        ],
+    }
+    server.replies.append(Reply.sse([(None, "[DONE]")]))  # what llama-cpp-python sends
+    server.replies.append(Reply.json(called))
+    server.replies.append(completion("Tea is noted."))
+    thinker = thinker_on(entry_of(server))
+
+    with caplog.at_level(logging.WARNING, logger="nucleo.models"):
+        (answer,), events = run_streaming(thinker, "Find tea.")
+
+    assert answer == "Tea is noted."
+    assert deltas(events) == "Tea is noted."
+    assert [request.json().get("stream", False) for request in server.requests] == [
+        True,
+        False,
+        False,
+    ]
+    tool_message = server.requests[2].json()["messages"][-1]
+    assert tool_message == {"role": "tool", "tool_call_id": "call_1", "content": "found: tea"}
+    warned = [
+        r.getMessage() for r in caplog.records if "cannot stream tool calls" in r.getMessage()
+    ]
+    assert len(warned) == 1
