@@ -131,16 +131,45 @@ def approvals(
 @_path_option
 @store_option
 @click.option("--by", "by", metavar="NAME", help="Who decides (default: your user name).")
+@click.option(
+    "--content",
+    "content_text",
+    metavar="JSON",
+    help="The answer to an MCP server's elicitation: a JSON object fitting its schema.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the decided approval as JSON.")
 def approve(
-    approval_id: str, path: str | None, store_url: str | None, by: str | None, as_json: bool
+    approval_id: str,
+    path: str | None,
+    store_url: str | None,
+    by: str | None,
+    content_text: str | None,
+    as_json: bool,
 ) -> None:
-    """Approve the pending approval ID: its call runs when the run is resumed."""
+    """Approve the pending approval ID: its call runs when the run is resumed.
+
+    An elicitation's approval (an MCP server asked for input during a call) takes the answer
+    as --content JSON, checked against the schema the server requested; the resumed call
+    answers the server with it.
+    """
+    import json
+
     from nucleo_core.guard.approval_store import ApprovalError
 
+    content = None
+    if content_text is not None:
+        try:
+            content = json.loads(content_text)
+        except json.JSONDecodeError as exc:
+            raise CommandError(
+                f"--content is not JSON ({exc.msg} at character {exc.pos}); give a JSON "
+                'object, e.g. --content \'{"name": "value"}\''
+            ) from None
+        if not isinstance(content, dict):
+            raise CommandError("--content must be a JSON object of field values")
     store = _store(path, store_url)
     try:
-        record = store.approve(approval_id, by=by or _user())
+        record = store.approve(approval_id, by=by or _user(), content=content)
     except ApprovalError as exc:
         raise CommandError(str(exc)) from exc
     finally:
@@ -222,6 +251,18 @@ def _print_record(record: ApprovalRecord) -> None:
         click.echo(f"  reason:       {record.reason}")
     arguments = json.dumps(dict(record.arguments), indent=2, sort_keys=True, default=str)
     click.echo("  arguments:    " + arguments.replace("\n", "\n                "))
+    if record.kind == "elicitation":
+        asked = record.elicitation
+        # The server's own text: shown escaped (a JSON string), never as terminal control.
+        server = asked.get("server", "?")
+        click.echo(f"  elicitation:  MCP server '{server}' asks, during the call")
+        click.echo("  message:      " + json.dumps(str(asked.get("message", ""))))
+        if asked.get("mode") == "url":
+            click.echo("  url:          " + json.dumps(str(asked.get("url", ""))))
+        else:
+            schema = json.dumps(asked.get("schema") or {}, indent=2, sort_keys=True)
+            click.echo("  schema:       " + schema.replace("\n", "\n                "))
+            click.echo("  answer with:  nucleo approvals approve ID --content JSON")
 
 
 def terminal_approver(request: ApprovalRequest) -> Approval:

@@ -51,6 +51,7 @@ __all__ = [
     "ApprovalAlreadyDecided",
     "ApprovalError",
     "ApprovalExpired",
+    "ApprovalKind",
     "ApprovalNotFound",
     "ApprovalRecord",
     "ApprovalStatus",
@@ -70,6 +71,8 @@ APPROVALS_FILE_NAME: Final = "approvals.sqlite3"
 DEFAULT_APPROVAL_EXPIRY: Final = 24 * 60 * 60.0
 
 ApprovalStatus = Literal["pending", "approved", "rejected", "consumed", "expired"]
+#: What waits: the call itself, or an MCP server's elicitation during the call.
+ApprovalKind = Literal["call", "elicitation"]
 #: Every status an approval can read as.
 APPROVAL_STATUSES: Final[tuple[ApprovalStatus, ...]] = get_args(ApprovalStatus)
 
@@ -155,6 +158,13 @@ class ApprovalRecord:
         decided_at: When it was decided (or claimed), else ``None``.
         decided_by: Who decided it, as the decider said (a user name, ``cli``...).
         reason: The rejection's reason (what the model reads), or an approval's note.
+        kind: ``"call"`` (the call itself waits) or ``"elicitation"`` (the call ran and its
+            MCP server asked for input nobody could give inline: see `elicitation`).
+        elicitation: For an ``elicitation`` approval, what the server asked: ``server``,
+            ``message`` (the server's text, never sent to a model), ``mode`` and ``schema``
+            (the requested schema); empty otherwise.
+        content: For an approved ``elicitation``, the answer's content (checked against the
+            requested schema when it was decided); ``None`` otherwise.
     """
 
     id: str
@@ -175,6 +185,9 @@ class ApprovalRecord:
     decided_at: datetime | None = None
     decided_by: str = ""
     reason: str = ""
+    kind: ApprovalKind = "call"
+    elicitation: Mapping[str, Any] = field(default_factory=dict)
+    content: Mapping[str, Any] | None = None
 
     def status_at(self, now: datetime | None = None) -> ApprovalStatus:
         """The status at ``now`` (the current time): a pending one past its expiry is expired."""
@@ -220,6 +233,15 @@ class ApprovalRecord:
             "decided_at": self.decided_at.isoformat() if self.decided_at else None,
             "decided_by": self.decided_by or None,
             "reason": self.reason or None,
+        } | self._elicitation_json()
+
+    def _elicitation_json(self) -> dict[str, Any]:
+        if self.kind == "call":  # a call's record is written as it always was
+            return {}
+        return {
+            "kind": self.kind,
+            "elicitation": dict(self.elicitation),
+            "content": None if self.content is None else dict(self.content),
         }
 
     @classmethod
@@ -237,6 +259,15 @@ class ApprovalRecord:
             arguments = data["arguments"]
             if not isinstance(arguments, Mapping):
                 raise ValueError("arguments is not an object")
+            kind: ApprovalKind = data.get("kind") or "call"
+            if kind not in get_args(ApprovalKind):
+                raise ValueError(f"kind {kind!r}")
+            elicitation = data.get("elicitation") or {}
+            content = data.get("content")
+            if not isinstance(elicitation, Mapping) or not (
+                content is None or isinstance(content, Mapping)
+            ):
+                raise ValueError("elicitation or content is not an object")
             return cls(
                 id=str(data["id"]),
                 thinker=str(data["thinker"]),
@@ -257,6 +288,9 @@ class ApprovalRecord:
                 decided_at=datetime.fromisoformat(str(decided_at)) if decided_at else None,
                 decided_by=str(data.get("decided_by") or ""),
                 reason=str(data.get("reason") or ""),
+                kind=kind,
+                elicitation=MappingProxyType(dict(elicitation)),
+                content=None if content is None else MappingProxyType(dict(content)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ApprovalStoreError(f"an approval record cannot be read: {exc}") from exc
@@ -287,13 +321,24 @@ class ApprovalStore(Protocol):
         """
         ...
 
-    def approve(self, approval_id: str, *, by: str = "", note: str = "") -> ApprovalRecord:
+    def approve(
+        self,
+        approval_id: str,
+        *,
+        by: str = "",
+        note: str = "",
+        content: Mapping[str, Any] | None = None,
+    ) -> ApprovalRecord:
         """Approve a pending approval, once.
+
+        ``content`` is the answer to an ``elicitation`` approval (checked against its
+        requested schema); a call's approval takes none.
 
         Raises:
             ApprovalNotFound: No such approval.
             ApprovalAlreadyDecided: It was decided before.
             ApprovalExpired: It expired undecided.
+            ApprovalError: ``content`` does not fit (each problem named, never the value).
         """
         ...
 
@@ -362,9 +407,46 @@ def _check_reason(reason: object) -> str:
 
 
 def _decided(
-    record: ApprovalRecord, status: ApprovalStatus, by: str, reason: str
+    record: ApprovalRecord,
+    status: ApprovalStatus,
+    by: str,
+    reason: str,
+    content: Mapping[str, Any] | None = None,
 ) -> ApprovalRecord:
-    return replace(record, status=status, decided_at=_now(), decided_by=by, reason=reason)
+    kept = _checked_content(record, content) if status == "approved" else None
+    return replace(
+        record, status=status, decided_at=_now(), decided_by=by, reason=reason, content=kept
+    )
+
+
+def _checked_content(
+    record: ApprovalRecord, content: Mapping[str, Any] | None
+) -> Mapping[str, Any] | None:
+    """The answer an approval keeps: none for a call, a fitting one for a form elicitation."""
+    if record.kind != "elicitation":
+        if content is not None:
+            raise ApprovalError(
+                f"approval {record.id} is of a call of {record.tool!r}, not of an elicitation: "
+                "it takes no content"
+            )
+        return None
+    if record.elicitation.get("mode", "form") == "url":
+        if content:
+            raise ApprovalError(
+                f"approval {record.id} asks to open a URL: approving it takes no content"
+            )
+        return MappingProxyType({})
+    from nucleo_core.mcp.elicitation import answer_problems
+
+    schema = record.elicitation.get("schema") or {}
+    problems = answer_problems(schema, {} if content is None else content)
+    if problems:
+        raise ApprovalError(
+            f"the content does not fit what MCP server "
+            f"'{record.elicitation.get('server', '?')}' asked for ({'; '.join(problems)}); "
+            "nothing was decided: approve it again with content that fits (--content JSON)"
+        )
+    return MappingProxyType(dict(content or {}))
 
 
 def _refusal(record: ApprovalRecord | None, approval_id: str) -> ApprovalError:
@@ -407,9 +489,16 @@ class MemoryApprovalStore:
             and (conversation_id is None or record.conversation_id == conversation_id)
         ]
 
-    def approve(self, approval_id: str, *, by: str = "", note: str = "") -> ApprovalRecord:
+    def approve(
+        self,
+        approval_id: str,
+        *,
+        by: str = "",
+        note: str = "",
+        content: Mapping[str, Any] | None = None,
+    ) -> ApprovalRecord:
         """Approve, once (see `ApprovalStore.approve`)."""
-        return self._decide(approval_id, "approved", by, note)
+        return self._decide(approval_id, "approved", by, note, content)
 
     def reject(self, approval_id: str, reason: str, *, by: str = "") -> ApprovalRecord:
         """Reject, once (see `ApprovalStore.reject`)."""
@@ -428,13 +517,18 @@ class MemoryApprovalStore:
         """Nothing to release."""
 
     def _decide(
-        self, approval_id: str, status: ApprovalStatus, by: str, reason: str
+        self,
+        approval_id: str,
+        status: ApprovalStatus,
+        by: str,
+        reason: str,
+        content: Mapping[str, Any] | None = None,
     ) -> ApprovalRecord:
         with self._lock:
             record = self._records.get(approval_id)
             if record is None or record.status_at() != "pending":
                 raise _refusal(record, approval_id)
-            decided = self._records[approval_id] = _decided(record, status, by, reason)
+            decided = self._records[approval_id] = _decided(record, status, by, reason, content)
             return decided
 
 
@@ -546,9 +640,16 @@ class SQLiteApprovalStore:
         found = [_from_row(row) for row in rows]
         return [r for r in found if status is None or r.status_at() == status]
 
-    def approve(self, approval_id: str, *, by: str = "", note: str = "") -> ApprovalRecord:
+    def approve(
+        self,
+        approval_id: str,
+        *,
+        by: str = "",
+        note: str = "",
+        content: Mapping[str, Any] | None = None,
+    ) -> ApprovalRecord:
         """Approve, once (see `ApprovalStore.approve`)."""
-        return self._decide(approval_id, "approved", by, note)
+        return self._decide(approval_id, "approved", by, note, content)
 
     def reject(self, approval_id: str, reason: str, *, by: str = "") -> ApprovalRecord:
         """Reject, once (see `ApprovalStore.reject`)."""
@@ -578,7 +679,12 @@ class SQLiteApprovalStore:
             connection.close()
 
     def _decide(
-        self, approval_id: str, status: ApprovalStatus, by: str, reason: str
+        self,
+        approval_id: str,
+        status: ApprovalStatus,
+        by: str,
+        reason: str,
+        content: Mapping[str, Any] | None = None,
     ) -> ApprovalRecord:
         with self._lock:
             db = self._db()
@@ -588,7 +694,7 @@ class SQLiteApprovalStore:
             record = None if row is None else _from_row(row)
             if record is None or record.status_at() != "pending":
                 raise _refusal(record, approval_id)
-            decided = _decided(record, status, by, reason)
+            decided = _decided(record, status, by, reason, content)
             # The condition is the guarantee: whoever read "pending" above, one UPDATE wins.
             cursor = db.execute(
                 "UPDATE approvals SET status = ?, record = ? "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final, final
 
@@ -125,9 +125,16 @@ class PostgresApprovalStore:
         found = [_from_row(row) for row in rows]
         return [r for r in found if status is None or r.status_at() == status]
 
-    def approve(self, approval_id: str, *, by: str = "", note: str = "") -> ApprovalRecord:
+    def approve(
+        self,
+        approval_id: str,
+        *,
+        by: str = "",
+        note: str = "",
+        content: Mapping[str, Any] | None = None,
+    ) -> ApprovalRecord:
         """Approve, once (see `ApprovalStore.approve`)."""
-        return self._decide(approval_id, "approved", by, note)
+        return self._decide(approval_id, "approved", by, note, content)
 
     def reject(self, approval_id: str, reason: str, *, by: str = "") -> ApprovalRecord:
         """Reject, once (see `ApprovalStore.reject`)."""
@@ -152,7 +159,12 @@ class PostgresApprovalStore:
         """Nothing of its own to release: the pool is the process's, shared by its stores."""
 
     def _decide(
-        self, approval_id: str, status: ApprovalStatus, by: str, reason: str
+        self,
+        approval_id: str,
+        status: ApprovalStatus,
+        by: str,
+        reason: str,
+        content: Mapping[str, Any] | None = None,
     ) -> ApprovalRecord:
         with self._tx("decide an approval") as db:
             db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
@@ -160,7 +172,7 @@ class PostgresApprovalStore:
             record = None if row is None else _from_row(row)
             if record is None or record.status_at() != "pending":
                 raise _refusal(record, approval_id)
-            decided = _decided(record, status, by, reason)
+            decided = _decided(record, status, by, reason, content)
             # The condition is the guarantee: whoever read "pending" above, one UPDATE wins
             # (a concurrent one waits for the row, then finds its condition false).
             db.execute(

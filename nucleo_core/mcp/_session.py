@@ -30,7 +30,11 @@ from nucleo_core.mcp._results import to_result
 from nucleo_core.mcp._stderr import tail as _tail
 from nucleo_core.mcp._stdio import stdio_transport
 from nucleo_core.mcp.config import MCPServerConfig
-from nucleo_core.mcp.elicitation import ElicitationRequest, settle_elicitation
+from nucleo_core.mcp.elicitation import (
+    CallElicitations,
+    ElicitationRequest,
+    settle_elicitation,
+)
 from nucleo_core.mcp.errors import MCPServerUnavailable
 from nucleo_core.mcp.result import MCPToolResult
 from nucleo_core.mcp.sampling import (
@@ -102,6 +106,8 @@ class ServerSession:
         self._relist = False
         self._scope: anyio.CancelScope | None = None
         self._background: set[asyncio.Task[None]] = set()
+        # The calls waiting for their answer: a server's elicitation during one is told to it.
+        self._in_flight: list[CallElicitations | None] = []
 
     # -- starting ---------------------------------------------------------------------------
 
@@ -364,7 +370,15 @@ class ServerSession:
             request = ElicitationRequest(
                 server=name, message=params.message, schema=dict(params.requested_schema)
             )
-        answer = await settle_elicitation(self._features.elicitation, request)
+        answerer = self._features.elicitation
+        if answerer is None:
+            # No one to ask inline: in a durable run the request is pending (the call that
+            # asked it pauses the run), answered from a decision in a resumed one. It is
+            # told to its call only when that call is the session's one call in flight.
+            calls = self._in_flight
+            if len(calls) == 1 and calls[0] is not None:
+                answerer = calls[0].answer
+        answer = await settle_elicitation(answerer, request)
         logger.info(
             "MCP server '%s' asked for input (elicitation, %s mode): %s",
             name,
@@ -485,6 +499,7 @@ class ServerSession:
         timeout: float,
         structured: bool,
         retry: bool = True,
+        elicitations: CallElicitations | None = None,
     ) -> MCPToolResult:
         """Call ``tool``; every failure is an error result within the time limits.
 
@@ -495,6 +510,8 @@ class ServerSession:
             structured: Keep the ``structuredContent``.
             retry: Make the call again on a new session when the HTTP server says it no
                 longer knows this one (it restarted): it never ran the call. Once only.
+            elicitations: The call's elicitations in a durable run (answered when no
+                answerer is configured: see `nucleo_core.mcp.elicitation.ElicitationScope`).
         """
         name = self.config.name
         client = self._client
@@ -515,8 +532,14 @@ class ServerSession:
             # The SDK's own request clock times the answer: it runs from the moment the
             # request is written, and on expiry tells the server (notifications/cancelled).
             # The outer limit also covers the write, to a server that stopped reading.
-            async with asyncio.timeout(timeout + WRITE_GRACE):
-                result = await client.call_tool(tool, dict(arguments), read_timeout_seconds=timeout)
+            self._in_flight.append(elicitations)
+            try:
+                async with asyncio.timeout(timeout + WRITE_GRACE):
+                    result = await client.call_tool(
+                        tool, dict(arguments), read_timeout_seconds=timeout
+                    )
+            finally:
+                self._in_flight.remove(elicitations)
         except TimeoutError:
             return self._timed_out(client, tool, timeout)
         except MCPError as exc:
@@ -526,7 +549,11 @@ class ServerSession:
                 # An HTTP server restarted since the last call no longer knows the session
                 # (404): it never ran the call, so it is made again on a new session.
                 return await self._call_again(
-                    tool, arguments, timeout=timeout, structured=structured
+                    tool,
+                    arguments,
+                    timeout=timeout,
+                    structured=structured,
+                    elicitations=elicitations,
                 )
             if exc.code == types.CONNECTION_CLOSED:
                 self._mark_broken(client, "the connection closed during a call")
@@ -576,11 +603,24 @@ class ServerSession:
         return False
 
     async def _call_again(
-        self, tool: str, arguments: Mapping[str, Any], *, timeout: float, structured: bool
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        timeout: float,
+        structured: bool,
+        elicitations: CallElicitations | None,
     ) -> MCPToolResult:
         """The call, once more, on the session that replaces a gone one."""
         logger.info("MCP server '%s' lost its session; reconnecting for the call", self.config.name)
-        return await self.call(tool, arguments, timeout=timeout, structured=structured, retry=False)
+        return await self.call(
+            tool,
+            arguments,
+            timeout=timeout,
+            structured=structured,
+            retry=False,
+            elicitations=elicitations,
+        )
 
     def _timed_out(self, client: Client, tool: str, timeout: float) -> MCPToolResult:
         self._probe(client)

@@ -13,6 +13,12 @@ against the schema the server sent before it is sent; one that does not fit is n
 the server is told ``cancel`` and the problems (field and reason, never the value) are logged
 on ``nucleo.mcp``.
 
+In a durable run with no answerer, a request is *pending* instead (`ElicitationScope`): the
+server is told ``cancel``, the call ends, and the run pauses (see `CallElicitations` and
+`nucleo_core.thinking._execution_durable.ElicitationScope`) with an approval of kind
+``"elicitation"`` (decided with ``nucleo approvals approve ID --content JSON`` or ``reject``);
+the resumed run makes the call again and answers the same request from the decision, once.
+
 `TerminalAnswerer` asks on the terminal (``nucleo run`` and ``nucleo chat`` use it when they
 run interactively); `ScriptedAnswerer` answers from a script, for tests.
 """
@@ -27,9 +33,13 @@ import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal, TypeAlias
+from typing import IO, TYPE_CHECKING, Any, Literal, TypeAlias
+
+if TYPE_CHECKING:
+    from nucleo_core.thinking._execution_durable import ElicitationScope
 
 __all__ = [
+    "CallElicitations",
     "ElicitationAction",
     "ElicitationAnswer",
     "ElicitationAnswerer",
@@ -373,3 +383,71 @@ def _parsed(line: str, kind: object) -> Any:
     if kind == "array":
         return [item.strip() for item in text.split(",") if item.strip()]
     return line
+
+
+# -- durable runs: an elicitation nobody answers inline is pending -----------------------------
+
+
+def _asked(server: str, tool: str, request: ElicitationRequest) -> dict[str, Any]:
+    """What an elicitation approval keeps of a request (and what a resumed call matches)."""
+    asked: dict[str, Any] = {
+        "server": server,
+        "tool": tool,
+        "message": request.message,
+        "mode": request.mode,
+    }
+    if request.mode == "url":
+        asked["url"] = request.url
+    else:
+        asked["schema"] = dict(request.schema)
+    return asked
+
+
+@dataclass(slots=True, eq=False)
+class CallElicitations:
+    """One MCP call's elicitations in a durable run (taken where the call starts).
+
+    Attributes:
+        server: The server called.
+        tool: The tool's name on the server.
+        scope: The turn's scope.
+        pending: What the server asked that nobody could answer inline: the call pauses.
+    """
+
+    server: str
+    tool: str
+    scope: ElicitationScope
+    pending: dict[str, Any] | None = None
+
+    @classmethod
+    def now(cls, server: str, tool: str) -> CallElicitations | None:
+        """The current turn's, for a call of ``tool`` on ``server``; ``None`` outside one."""
+        from nucleo_core.thinking._execution_durable import current_elicitation_scope
+
+        scope = current_elicitation_scope()
+        return None if scope is None else cls(server, tool, scope)
+
+    def answer(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """Answer from a decision, else keep it pending (``cancel``), else decline."""
+        record = self.scope.decision_for(_asked(self.server, self.tool, request))
+        if record is not None:
+            logger.info(
+                "MCP server '%s' asked for input again; answered from its decided approval %s",
+                self.server,
+                record.id,
+            )
+            if record.status not in ("approved", "consumed"):
+                return ElicitationAnswer.decline()
+            if request.mode == "url":
+                return ElicitationAnswer.accept()
+            return ElicitationAnswer.accept(dict(record.content or {}))
+        if self.scope.pausable:
+            if self.pending is None:  # the first one pauses the run; a later one is asked anew
+                self.pending = _asked(self.server, self.tool, request)
+            logger.info(
+                "MCP server '%s' asked for input with nobody to answer it now: it is told "
+                "cancel, and the run pauses with the request pending",
+                self.server,
+            )
+            return ElicitationAnswer.cancel()
+        return decline_every_request(request)

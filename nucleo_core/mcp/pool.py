@@ -34,6 +34,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from nucleo_core.mcp._features import ClientFeatures
+from nucleo_core.mcp.elicitation import CallElicitations
 from nucleo_core.mcp.errors import MISSING_SDK, MCPConfigError, MCPServerUnavailable
 from nucleo_core.mcp.report import MCPServerStatus
 from nucleo_core.mcp.result import MCPToolResult
@@ -340,14 +341,23 @@ class MCPClientPool:
                 and any call to a shared server, goes to the shared session.
         """
         limit, bound = self._limits(server, timeout)
+        # Taken here, in the caller's context: the session may answer on another loop.
+        elicitations = CallElicitations.now(server, tool)
         try:
             session = self._runtime.session_for(server, blocking=False, conversation=conversation)
-            calling = session.call(tool, dict(arguments), timeout=limit, structured=structured)
+            calling = session.call(
+                tool,
+                dict(arguments),
+                timeout=limit,
+                structured=structured,
+                elicitations=elicitations,
+            )
             if session.loop is asyncio.get_running_loop():
                 # On the session's own loop (its home loop): nothing in between. The session
                 # bounds the call itself (its start, the request's write and its answer).
-                return await calling
-            return await self._runtime.relay(session.loop, calling, bound)
+                result = await calling
+            else:
+                result = await self._runtime.relay(session.loop, calling, bound)
         except MCPServerUnavailable as exc:
             return _unavailable(exc)
         except RuntimeError:
@@ -356,6 +366,12 @@ class MCPClientPool:
             return MCPToolResult.failure(
                 "timeout", f"MCP server '{server}' did not answer within {bound:g} s"
             )
+        if elicitations is not None and elicitations.pending is not None:
+            # The server asked for input nobody could give now: the durable run pauses.
+            from nucleo_core.thinking._execution_durable import ElicitationPaused
+
+            raise ElicitationPaused(elicitations.pending)
+        return result
 
     def call_sync(
         self,

@@ -19,11 +19,20 @@ when it is a paused turn being resumed (its approvals were decided in the store)
   again and its tool (a `ResumesDelegation`) continues that sub-thinker's run instead of
   starting a new one. A delegate may delegate in turn: each level keeps its own paused turn,
   and the root's lists every approval below it.
+- **elicited**: an MCP call whose server asked for input (elicitation) that nobody could
+  answer inline waits too, by the same road: the call raises `ElicitationPaused` once it
+  ended (the server was told ``cancel``), and the turn keeps it as a delegation with no
+  conversation and one approval of kind ``"elicitation"``. On resume that approval is read as
+  the call's own: ``rejected`` refuses the call with the reason; ``approved`` makes the call
+  again (claimed, so once), and the server's same request is answered with the decided
+  content (`nucleo_core.mcp.elicitation.ElicitationScope`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -37,9 +46,13 @@ __all__ = [
     "DelegationPaused",
     "DelegationState",
     "DurableApprovals",
+    "ElicitationPaused",
+    "ElicitationScope",
     "PendingCall",
     "PendingDelegation",
     "ResumesDelegation",
+    "current_elicitation_scope",
+    "elicitation_scope",
     "settled_refusal",
 ]
 
@@ -55,19 +68,25 @@ class DelegationState:
             deleted once the resumed sub-thinker has answered.
         read_only: Whether the sub-thinker was bound read-only (a resumed one is bound so too).
         approvals: Its pending approvals and those of its own delegates, in the calls' order.
+        elicitation: For an MCP call paused by its server's elicitation (no sub-thinker, no
+            conversation): what the server asked (see `ElicitationPaused`); else ``None``.
     """
 
     conversation_id: str
     read_only: bool
     approvals: tuple[ApprovalRecord, ...]
+    elicitation: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The state as a JSON object (the approvals as pending, as they were filed)."""
-        return {
+        data: dict[str, Any] = {
             "conversation": self.conversation_id,
             "read_only": self.read_only,
             "approvals": [record.to_json() | {"status": "pending"} for record in self.approvals],
         }
+        if self.elicitation is not None:
+            data["elicitation"] = dict(self.elicitation)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> DelegationState:
@@ -82,7 +101,10 @@ class DelegationState:
         if not isinstance(conversation, str) or not isinstance(read_only, bool):
             raise ValueError("a delegation's conversation or read_only is of the wrong type")
         records = tuple(ApprovalRecord.from_json(item) for item in data["approvals"])
-        return cls(conversation, read_only, records)
+        elicitation = data.get("elicitation")
+        if elicitation is not None and not isinstance(elicitation, Mapping):
+            raise ValueError("a delegation's elicitation is not an object")
+        return cls(conversation, read_only, records, elicitation)
 
 
 class DelegationPaused(Exception):
@@ -98,6 +120,23 @@ class DelegationPaused(Exception):
     def __init__(self, state: DelegationState) -> None:
         self.state = state
         super().__init__(f"the sub-thinker paused in conversation {state.conversation_id}")
+
+
+class ElicitationPaused(DelegationPaused):
+    """An MCP call's server asked for input nobody could answer now: the call waits.
+
+    Raised by the MCP client once the call ended (the server was told ``cancel``), in a turn
+    that may pause; the execution keeps it as a paused delegation (see the module).
+
+    Attributes:
+        asked: What the server asked: ``server``, ``tool``, ``message``, ``mode``, and
+            ``schema`` (or ``url``).
+    """
+
+    def __init__(self, asked: Mapping[str, Any]) -> None:
+        self.asked = dict(asked)
+        super().__init__(DelegationState("", False, (), self.asked))
+        self.args = (f"MCP server '{self.asked.get('server', '?')}' asked for input",)
 
 
 @runtime_checkable
@@ -168,6 +207,14 @@ def settled_refusal(record: ApprovalRecord) -> str | None:
     """
     tool = record.tool
     status = record.status_at()
+    if record.kind == "elicitation" and status in ("rejected", "expired"):
+        server = record.elicitation.get("server", "?")
+        why = f": {record.reason}" if status == "rejected" and record.reason else ""
+        how = "was refused" if status == "rejected" else "expired before anyone answered it"
+        return (
+            f"Calling '{tool}' stopped: MCP server '{server}' asked for input during the "
+            f"call, and the request {how}{why}. Choose another tool, or go on without it."
+        )
     if status == "rejected":
         said = f": {record.reason}" if record.reason else ""
         return f"Calling '{tool}' was not approved{said}. Choose another tool, or go on without it."
@@ -184,3 +231,52 @@ def settled_refusal(record: ApprovalRecord) -> str | None:
     if status == "pending":  # a resume never runs a turn with a pending approval; defensive
         return f"Calling '{tool}' is still waiting for an approval; it did not run."
     return None
+
+
+@dataclass(slots=True)
+class ElicitationScope:
+    """One turn's MCP elicitations in a durable run: what the turn's MCP calls read.
+
+    With no inline answerer, an MCP server's elicitation during a call of a turn that may
+    pause is *pending*: the server is told ``cancel`` and the call raises `ElicitationPaused`
+    once it ends (`nucleo_core.mcp.elicitation.CallElicitations`). A resumed turn's decided
+    elicitation approvals answer the same request (server, tool, message, schema) when the
+    re-made call asks it again, each once.
+
+    Attributes:
+        pausable: The turn may pause.
+        decided: The decided elicitation approvals of a resumed turn.
+    """
+
+    pausable: bool = False
+    decided: tuple[ApprovalRecord, ...] = ()
+    _used: set[str] = field(default_factory=set)
+
+    def decision_for(self, asked: Mapping[str, Any]) -> ApprovalRecord | None:
+        """The decided approval of the request ``asked`` describes, once; else ``None``."""
+        for record in self.decided:
+            if record.id not in self._used and dict(record.elicitation) == dict(asked):
+                self._used.add(record.id)
+                return record
+        return None
+
+
+_SCOPE: ContextVar[ElicitationScope | None] = ContextVar("nucleo_elicitation_scope", default=None)
+
+
+def current_elicitation_scope() -> ElicitationScope | None:
+    """The scope of the turn whose call is running, or ``None`` outside a durable turn."""
+    return _SCOPE.get()
+
+
+@contextmanager
+def elicitation_scope(scope: ElicitationScope | None) -> Iterator[None]:
+    """Run the block (one turn's calls) under ``scope``; ``None`` leaves the outer one."""
+    if scope is None:
+        yield
+        return
+    token = _SCOPE.set(scope)
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)

@@ -14,6 +14,8 @@ kept in the conversation's metadata, under `PAUSED_TURN`, committed with the con
 - ``delegations``: by tool-use id, each ``sub_thinker`` call whose sub-thinker paused: its
   `DelegationState` (the sub-thinker's conversation, durable from its pause on, which keeps
   the sub-thinker's own paused turn; and every approval pending below that call);
+  An MCP call whose server's elicitation is pending is kept here too, as a delegation with no
+  conversation whose one approval is of kind ``"elicitation"`` (`ElicitationPaused`);
 - ``grants``: the tools ``request_tools`` had granted the thinker, by name: a resumed run
   asks for them again, through admission (a grant the rules no longer admit is refused, on
   the record, and its call is then refused at the door).
@@ -28,8 +30,9 @@ between appending it and clearing the metadata) only clears it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
     from nucleo_core.models.messages import ToolResultBlock
     from nucleo_core.thinking._execution_report import ExecutionReport
     from nucleo_core.thinking.execution import ToolExecution
+    from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["PAUSED_TURN", "PausedTurn", "load_paused", "pause_turn"]
 
@@ -97,13 +101,15 @@ def pause_turn(
     expiry: float,
     conversation_id: str | None = None,
     grants: Sequence[str] = (),
+    provider_of: Callable[[str], ToolProvider | None] | None = None,
 ) -> tuple[ApprovalRecord, ...]:
     """Keep the paused turn in ``context``; return every approval it waits for, in call order.
 
     Its own approvals are new records (to be filed in the store); a delegation's are those its
     sub-thinker's pause returned. ``conversation_id`` is the conversation that resumes the
     run, on every record of the turn's own (``context``'s by default: a sub-thinker's records
-    name its root's); ``grants`` the names of the tools granted so far.
+    name its root's); ``grants`` the names of the tools granted so far; ``provider_of`` finds
+    a tool's provider by name (its source and risk go on an elicitation's approval).
     """
     from nucleo_core.conversations.message_codec import message_to_data
     from nucleo_core.guard.approval_store import ApprovalRecord
@@ -115,6 +121,33 @@ def pause_turn(
     every: list[ApprovalRecord] = []
     delegations: dict[str, DelegationState] = {}
     delegated = {pending.index: pending for pending in execution.pending_delegations()}
+    for index, pending_delegation in list(delegated.items()):
+        asked = pending_delegation.state.elicitation
+        if asked is None:
+            continue
+        call = pending_delegation.call
+        provider = provider_of(call.name) if provider_of is not None else None
+        arguments = dict(call.raw_input) if isinstance(call.raw_input, Mapping) else {}
+        record = ApprovalRecord(
+            id=uuid.uuid4().hex,
+            thinker=thinker,
+            conversation_id=conversation_id or context.id,
+            call_id=call.id,
+            tool=call.name,
+            source=provider.source if provider is not None else f"mcp:{asked.get('server')}",
+            risk=provider.risk.value if provider is not None and provider.risk_declared else "high",
+            risk_declared=provider is not None and provider.risk_declared,
+            arguments=arguments,
+            arguments_digest=arguments_digest(arguments),
+            decided_by_rule="mcp:elicitation",
+            requested_by=requested_by,
+            requested_at=now,
+            expires_at=now + timedelta(seconds=expiry),
+            kind="elicitation",
+            elicitation=dict(asked),
+        )
+        state = DelegationState("", pending_delegation.state.read_only, (record,), asked)
+        delegated[index] = replace(pending_delegation, state=state)
     for pending in execution.pending_calls():
         for index in sorted(i for i in delegated if i < pending.index):
             state = delegated.pop(index).state

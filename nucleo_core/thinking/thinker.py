@@ -20,6 +20,7 @@ from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, ToolResultBlock, Usage
+from nucleo_core.thinking._execution_durable import ElicitationScope, elicitation_scope
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.depth import Depth
 from nucleo_core.thinking.execution import (
@@ -308,7 +309,9 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             )
             ran = paused = False
             try:
-                await execution.run()
+                # An MCP server's elicitation nobody answers inline is pending in a durable run.
+                with elicitation_scope(ElicitationScope(pausable=True) if self._pausable else None):
+                    await execution.run()
                 ran = True
             finally:  # a cancelled turn still answers every tool use
                 self.note_palette(context.id)  # a tool granted in this turn is seen
@@ -379,10 +382,28 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             expiry=self.approval_expiry,
             conversation_id=self._resuming_conversation(context),
             grants=[provider.name for provider in self._granted],
+            provider_of=self.registry.available,
         )
+        self._audit_elicitations(execution, approvals)
         # Filed once the conversation keeps the turn: a visible approval always has its pause.
         self._keep_pause(context, approvals)
         return RunPaused(context.id, approvals)
+
+    def _audit_elicitations(
+        self, execution: ToolExecution, approvals: tuple[ApprovalRecord, ...]
+    ) -> None:
+        """Put each pending elicitation of the turn on the record, as an approval request."""
+        elicited = {r.call_id: r for r in approvals if r.kind == "elicitation"}
+        if not elicited:
+            return
+        audit = self._call_audit()
+        if audit is None:
+            return
+        for call in execution.calls:
+            record = elicited.get(call.id)
+            provider = self.registry.available(call.name) if record is not None else None
+            if record is not None and provider is not None:
+                audit.approval_requested(call, provider, record.id, durable=True)
 
     async def _resume_turn(self, context: ConversationContext) -> None:
         """Settle the paused turn of ``context``: run what was approved, answer every use.
@@ -411,6 +432,16 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         if waiting:
             raise RunPaused(context.id, waiting)
         decided = {record.call_id: current[record.id] for record in paused.records}
+        # A call paused by its server's elicitation: its approval is read as the call's own
+        # (rejected refuses it; approved makes it again, once), and answers the server.
+        delegations = dict(paused.delegations)
+        answers: list[ApprovalRecord] = []
+        for call_id, state in paused.delegations.items():
+            if state.elicitation is not None:
+                del delegations[call_id]
+                for kept in state.approvals:
+                    decided[call_id] = current[kept.id]
+                    answers.append(current[kept.id])
         self.reconcile_tool_registry()
         if paused.grants:  # the same door as any request: rules, guardrails, hooks, the record
             await ThinkerBase.request_tools_async(self, paused.grants)
@@ -430,12 +461,14 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
                 answered=paused.answered,
                 decided=decided,
                 store=store,
-                delegations=paused.delegations,
+                delegations=delegations,
             ),
         )
         ran = False
+        scope = ElicitationScope(pausable=self._pausable, decided=tuple(answers))
         try:
-            await execution.run()
+            with elicitation_scope(scope):
+                await execution.run()
             ran = True
         finally:  # however the resumed calls end, the paused answer is answered whole
             self.note_palette(context.id)

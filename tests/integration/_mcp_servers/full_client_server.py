@@ -110,11 +110,19 @@ def summarize(text: str, sampled: Annotated[CreateMessageResult, Resolve(_ask_mo
 
 @server.tool(structured_output=False)
 def sign_up(answer: Annotated[ElicitationResult[SignUp], Resolve(_sign_up_form)]) -> str:
-    """Ask the user for a name and a number of seats; the outcome as JSON."""
+    """Ask the user for a name and a number of seats; the outcome as JSON.
+
+    With ``$FULL_SIGN_UPS`` set, each run of the body appends its outcome there (one line).
+    """
     data = getattr(answer, "data", None)
-    return json.dumps(
+    outcome = json.dumps(
         {"action": answer.action, "data": data.model_dump() if data is not None else None}
     )
+    ran = os.environ.get("FULL_SIGN_UPS")
+    if ran:
+        with Path(ran).open("a", encoding="utf-8") as log:
+            log.write(outcome + "\n")
+    return outcome
 
 
 if __name__ == "__main__":
