@@ -116,7 +116,7 @@ def audited(folder: Path) -> list[tuple[str, str | None, str | None]]:
         audit.close()
 
 
-def pause(folder: Path) -> ApprovalRecord:
+def pause(folder: Path, protocol: str = "auto") -> ApprovalRecord:
     """Run until the elicitation pauses the run; its one pending approval."""
     audit = AuditLog.open(folder / "audit.sqlite3")
     hub = ToolHub(audit=audit)
@@ -125,6 +125,7 @@ def pause(folder: Path) -> ApprovalRecord:
         "full_client_server.py",
         env={"FULL_SIGN_UPS": str(folder / "sign_ups.jsonl")},
         risk="low",
+        protocol=protocol,
     )
     with MCPServers([server]).connect_to_hub(hub):
         thinker = clerk(folder, hub, [])
@@ -136,7 +137,7 @@ def pause(folder: Path) -> ApprovalRecord:
     return record
 
 
-def resume(folder: Path, seen: list[list[ToolResultBlock]]) -> str:
+def resume(folder: Path, seen: list[list[ToolResultBlock]], protocol: str = "auto") -> str:
     """Resume the run with a fresh hub and thinker; its answer."""
     audit = AuditLog.open(folder / "audit.sqlite3")
     hub = ToolHub(audit=audit)
@@ -145,6 +146,7 @@ def resume(folder: Path, seen: list[list[ToolResultBlock]]) -> str:
         "full_client_server.py",
         env={"FULL_SIGN_UPS": str(folder / "sign_ups.jsonl")},
         risk="low",
+        protocol=protocol,
     )
     with MCPServers([server]).connect_to_hub(hub):
         answer = asyncio.run(clerk(folder, hub, seen).resume("conv"))
@@ -153,11 +155,12 @@ def resume(folder: Path, seen: list[list[ToolResultBlock]]) -> str:
     return answer
 
 
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
 def test_a_pending_elicitation_is_answered_with_the_approved_content_on_resume(
-    tmp_path: Path,
+    tmp_path: Path, protocol: str
 ) -> None:
     """Pause names the request; approve --content (checked) answers it once when resumed."""
-    record = pause(tmp_path)
+    record = pause(tmp_path, protocol)
     assert (record.kind, record.tool, record.status) == ("elicitation", "sign_up", "pending")
     assert record.elicitation["server"] == "full"
     assert record.elicitation["message"] == MESSAGE
@@ -166,19 +169,22 @@ def test_a_pending_elicitation_is_answered_with_the_approved_content_on_resume(
 
     shown = nucleo(tmp_path, "approvals")
     assert shown.returncode == 0, shown.stderr
-    assert json.dumps(MESSAGE) in shown.stdout and "--content JSON" in shown.stdout
+    assert json.dumps(MESSAGE) in shown.stdout
+    assert "--content JSON" in shown.stdout
     wrong = nucleo(tmp_path, "approvals", "approve", record.id, "--content", '{"seats": 99}')
     assert wrong.returncode != 0
-    assert "name: required" in wrong.stderr and "seats: must be <= 10" in wrong.stderr
+    assert "name: required" in wrong.stderr
+    assert "seats: must be <= 10" in wrong.stderr
     assert "99" not in wrong.stderr.replace(record.id, "")
     bad = nucleo(tmp_path, "approvals", "approve", record.id, "--content", "{not json")
-    assert bad.returncode != 0 and "--content is not JSON" in bad.stderr
+    assert bad.returncode != 0
+    assert "--content is not JSON" in bad.stderr
     good = '{"name": "Ada", "seats": 2}'
     approved = nucleo(tmp_path, "approvals", "approve", record.id, "--content", good)
     assert approved.returncode == 0, approved.stderr
 
     seen: list[list[ToolResultBlock]] = []
-    answer = resume(tmp_path, seen)
+    answer = resume(tmp_path, seen, protocol)
     assert json.loads(answer) == {"action": "accept", "data": {"name": "Ada", "seats": 2}}
     assert sign_ups(tmp_path)[1:] == [{"action": "accept", "data": {"name": "Ada", "seats": 2}}]
     store = SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
@@ -202,7 +208,8 @@ def test_a_rejected_elicitation_refuses_the_call_with_the_reason(tmp_path: Path)
     seen: list[list[ToolResultBlock]] = []
     answer = resume(tmp_path, seen)
     (refusal,) = seen[-1]
-    assert refusal.is_error and refusal.content == answer
+    assert refusal.is_error
+    assert refusal.content == answer
     assert "no seats this quarter" in refusal.content
     assert "Choose another tool" in refusal.content
     assert MESSAGE not in refusal.content  # the server's text never reaches the model
