@@ -63,14 +63,18 @@ def elicitation(approval_id: str = "e1", **asked: Any) -> ApprovalRecord:
     )
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ApprovalStore]:
-    """Each local store kind."""
-    made: ApprovalStore = (
-        MemoryApprovalStore()
-        if request.param == "memory"
-        else SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
-    )
+    """Each store kind (PostgreSQL: a real server, see tests/pg_server.py)."""
+    made: ApprovalStore
+    if request.param == "postgres":
+        from nucleo_core.guard.postgres_approval_store import PostgresApprovalStore
+
+        made = PostgresApprovalStore(request.getfixturevalue("pg_url"))
+    elif request.param == "memory":
+        made = MemoryApprovalStore()
+    else:
+        made = SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
     yield made
     made.close()
 
