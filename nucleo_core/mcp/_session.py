@@ -32,6 +32,8 @@ from nucleo_core.mcp._stdio import stdio_transport
 from nucleo_core.mcp.config import MCPServerConfig
 from nucleo_core.mcp.elicitation import (
     CallElicitations,
+    ElicitationAnswer,
+    ElicitationAnswerer,
     ElicitationRequest,
     settle_elicitation,
 )
@@ -370,14 +372,18 @@ class ServerSession:
             request = ElicitationRequest(
                 server=name, message=params.message, schema=dict(params.requested_schema)
             )
-        answerer = self._features.elicitation
-        if answerer is None:
-            # No one to ask inline: in a durable run the request is pending (the call that
-            # asked it pauses the run), answered from a decision in a resumed one. It is
-            # told to its call only when that call is the session's one call in flight.
-            calls = self._in_flight
-            if len(calls) == 1 and calls[0] is not None:
-                answerer = calls[0].answer
+        answerer: ElicitationAnswerer | None = self._features.elicitation
+        # In a durable run the request is told to its call (when it is the session's one call
+        # in flight): a resumed call's decision answers it first, even with an answerer; with
+        # none, it is pending (the call pauses the run) or declined.
+        calls = self._in_flight
+        own = calls[0] if len(calls) == 1 else None
+        if own is not None:
+            decided = own.decided_answer(request)
+            if decided is not None:
+                answerer = _given(decided)
+            elif answerer is None:
+                answerer = own.answer
         answer = await settle_elicitation(answerer, request)
         logger.info(
             "MCP server '%s' asked for input (elicitation, %s mode): %s",
@@ -751,3 +757,13 @@ def _exit_reason(returncode: int) -> str:
             name = f"signal {-returncode}"
         return f"its process was killed by {name}"
     return f"its process exited with code {returncode}"
+
+
+def _given(answer: ElicitationAnswer) -> ElicitationAnswerer:
+    """An answerer that answers ``answer`` (a decision already made)."""
+
+    def given(request: ElicitationRequest) -> ElicitationAnswer:
+        del request
+        return answer
+
+    return given

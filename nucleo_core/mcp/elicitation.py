@@ -427,8 +427,8 @@ class CallElicitations:
         scope = current_elicitation_scope()
         return None if scope is None else cls(server, tool, scope)
 
-    def answer(self, request: ElicitationRequest) -> ElicitationAnswer:
-        """Answer from a decision, else keep it pending (``cancel``), else decline."""
+    def decided_answer(self, request: ElicitationRequest) -> ElicitationAnswer | None:
+        """The answer a resumed turn's decision gives ``request`` (once), else ``None``."""
         record = self.scope.decision_for(_asked(self.server, self.tool, request))
         if record is not None:
             logger.info(
@@ -441,6 +441,13 @@ class CallElicitations:
             if request.mode == "url":
                 return ElicitationAnswer.accept()
             return ElicitationAnswer.accept(dict(record.content or {}))
+        return None
+
+    def answer(self, request: ElicitationRequest) -> ElicitationAnswer:
+        """Answer from a decision, else keep it pending (``cancel``), else decline."""
+        decided = self.decided_answer(request)
+        if decided is not None:
+            return decided
         if self.scope.pausable:
             if self.pending is None:  # the first one pauses the run; a later one is asked anew
                 self.pending = _asked(self.server, self.tool, request)

@@ -29,7 +29,7 @@ from nucleo_core.conversations import ConversationService
 from nucleo_core.errors import RunPaused
 from nucleo_core.guard.approval_store import ApprovalRecord, SQLiteApprovalStore
 from nucleo_core.guard.audit import AuditLog
-from nucleo_core.mcp import MCPServers
+from nucleo_core.mcp import MCPServers, ScriptedAnswerer
 from nucleo_core.models import ModelRequest, ModelResponse, ToolResultBlock
 from nucleo_core.testing import ScriptedModel, text_response, tool_use_response
 from nucleo_core.thinking.single_objective import SingleObjectiveThinker
@@ -137,7 +137,12 @@ def pause(folder: Path, protocol: str = "auto") -> ApprovalRecord:
     return record
 
 
-def resume(folder: Path, seen: list[list[ToolResultBlock]], protocol: str = "auto") -> str:
+def resume(
+    folder: Path,
+    seen: list[list[ToolResultBlock]],
+    protocol: str = "auto",
+    answerer: ScriptedAnswerer | None = None,
+) -> str:
     """Resume the run with a fresh hub and thinker; its answer."""
     audit = AuditLog.open(folder / "audit.sqlite3")
     hub = ToolHub(audit=audit)
@@ -148,7 +153,7 @@ def resume(folder: Path, seen: list[list[ToolResultBlock]], protocol: str = "aut
         risk="low",
         protocol=protocol,
     )
-    with MCPServers([server]).connect_to_hub(hub):
+    with MCPServers([server], elicitation=answerer).connect_to_hub(hub):
         answer = asyncio.run(clerk(folder, hub, seen).resume("conv"))
     audit.flush()
     audit.close()
@@ -215,3 +220,19 @@ def test_a_rejected_elicitation_refuses_the_call_with_the_reason(tmp_path: Path)
     assert MESSAGE not in refusal.content  # the server's text never reaches the model
     assert sign_ups(tmp_path) == [{"action": "cancel", "data": None}]  # not made again
     assert ("approval_decision", record.id, "rejected") in audited(tmp_path)
+
+
+def test_a_decision_answers_the_resumed_call_before_an_inline_answerer_is_asked(
+    tmp_path: Path,
+) -> None:
+    """Resumed where an answerer is configured (an interactive resume): it is not asked again."""
+    record = pause(tmp_path)
+    store = SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
+    try:
+        store.approve(record.id, by="ops", content={"name": "Bo", "seats": 1})
+    finally:
+        store.close()
+    answerer = ScriptedAnswerer()  # would decline
+    answer = resume(tmp_path, [], answerer=answerer)
+    assert json.loads(answer) == {"action": "accept", "data": {"name": "Bo", "seats": 1}}
+    assert answerer.requests == []
