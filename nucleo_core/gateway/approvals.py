@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from nucleo_core.guard.approvals import Approval, ApprovalRequest
 
 if TYPE_CHECKING:
-    from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStore
+    from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStatus, ApprovalStore
     from nucleo_core.thinking.execution import PendingCall
 
 __all__ = [
@@ -90,10 +90,10 @@ def matching_record(
     key: str,
     tool: str,
     arguments: Mapping[str, Any],
-    status: str,
+    status: ApprovalStatus,
 ) -> ApprovalRecord | None:
     """The oldest approval of this client (``key``) with ``status`` for exactly this call."""
-    for record in store.list(status=status, conversation_id=key):  # type: ignore[arg-type]
+    for record in store.list(status=status, conversation_id=key):
         if record.tool == tool and record.bound_to(dict(arguments)):
             return record
     return None

@@ -33,7 +33,7 @@ from nucleo_core.hub.thinker_base import ThinkerBase
 
 if TYPE_CHECKING:
     from nucleo_core.gateway.identity import ClientIdentity
-    from nucleo_core.guard.approval_store import ApprovalStore
+    from nucleo_core.guard.approval_store import ApprovalStatus, ApprovalStore
     from nucleo_core.guard.approvals import ApprovalRequest, Approver
     from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.hub.hub import ToolHub
@@ -287,7 +287,7 @@ class GatewayClient:
             return CallAnswer(text=pending_message(name, approval_id), pending=approval_id)
         return None
 
-    def _stored(self, name: str, raw: Mapping[str, Any], status: str) -> Any:
+    def _stored(self, name: str, raw: Mapping[str, Any], status: ApprovalStatus) -> Any:
         try:
             return matching_record(
                 self._approvals, key=self.approvals_key, tool=name, arguments=raw, status=status

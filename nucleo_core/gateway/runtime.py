@@ -16,12 +16,14 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nucleo_core.gateway.errors import GatewayConfigError
 from nucleo_core.gateway.naming import prefixed_configs
 
 if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
     from nucleo_core.gateway.server import Gateway
     from nucleo_core.gateway.token import BearerToken
     from nucleo_core.mcp.config import MCPServerConfig
@@ -124,29 +126,29 @@ async def run_gateway(
         await _serve_http(server, host, port, token, announce or _to_stderr)
 
 
-async def _serve_stdio(server: object) -> None:
+async def _serve_stdio(server: Server[Any]) -> None:
     from mcp.server.lowlevel import NotificationOptions
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read_stream, write_stream):
-        run = server.run  # type: ignore[attr-defined]
-        options = server.create_initialization_options(  # type: ignore[attr-defined]
-            NotificationOptions(tools_changed=True)
-        )
+        run = server.run
+        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
         await run(read_stream, write_stream, options)
 
 
 async def _serve_http(
-    server: object, host: str, port: int, token: BearerToken, announce: Callable[[str], None]
+    server: Server[Any],
+    host: str,
+    port: int,
+    token: BearerToken,
+    announce: Callable[[str], None],
 ) -> None:
     import uvicorn
 
     from nucleo_core.gateway.http import MCP_PATH, RequireToken, bound_socket
 
     listener = bound_socket(host, port)
-    app = server.streamable_http_app(  # type: ignore[attr-defined]
-        streamable_http_path=MCP_PATH, host=host
-    )
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     config = uvicorn.Config(
         RequireToken(app, token), log_level="warning", lifespan="on", access_log=False
     )
