@@ -129,7 +129,11 @@ def _needed(requirements: Iterable[str], provided: set[str]) -> list[metadata.Di
 
     Markers are evaluated for this interpreter and for each extra asked for.
     """
-    pending = [Requirement(line) for line in requirements]
+    pending = [
+        requirement
+        for requirement in map(Requirement, requirements)
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""})
+    ]
     asked: set[tuple[str, frozenset[str]]] = set()
     found: dict[str, metadata.Distribution] = {}
     while pending:
