@@ -256,6 +256,7 @@ class Executions:
             approver=None,  # nobody approves inline over HTTP: confirm waits, durably
             audit=_call_audit(self._log, identity),
             durable=durable,
+            observer=self._hub.observer,  # traced like a thinker's calls when the hub is
         )
 
 
