@@ -223,8 +223,8 @@ def _decided(record: ApprovalRecord, as_json: bool) -> None:
         call = record.conversation_id.removeprefix(API_EXECUTIONS)
         click.echo(
             f"Approval {record.id} {record.status}: {record.tool}. It was asked through the "
-            f"HTTP API: GET /api/executions/{record.id} on the server runs an approved call "
-            f"once and answers its result (call {call})."
+            f"HTTP API: the server runs an approved call once, within its --settle-seconds, and "
+            f"GET /api/executions/{record.id} answers its result (call {call})."
         )
         return
     click.echo(

@@ -76,6 +76,16 @@ _SERVER_REQUIREMENTS = "fastapi>=0.115 uvicorn>=0.30"
     help="How long one audit stream response lasts (EventSource reconnects by itself).",
 )
 @click.option(
+    "--settle-seconds",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    help=(
+        "How often calls approved in another process (nucleo approvals approve) are run; "
+        "0: only when GET /api/executions/ID reads them."
+    ),
+)
+@click.option(
     "--print-openapi",
     is_flag=True,
     help="Print the API's OpenAPI schema as JSON and exit (serves nothing).",
@@ -93,6 +103,7 @@ def serve(
     thinkers: tuple[str, ...],
     max_body_bytes: int,
     stream_seconds: float,
+    settle_seconds: float,
     print_openapi: bool,
     print_reference: bool,
 ) -> None:
@@ -112,6 +123,7 @@ def serve(
         allow_remote=allow_remote,
         max_body_bytes=max_body_bytes,
         stream_seconds=stream_seconds,
+        settle_seconds=settle_seconds,
     )
     if print_openapi or print_reference:
         _print_schema(settings, reference=print_reference)

@@ -13,6 +13,7 @@ reference: never a stack trace, never the exception's message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -48,8 +49,11 @@ from nucleo_core.server.models import (
     ToolList,
 )
 from nucleo_core.server.security import BodyLimit, bearer_identity
+from nucleo_core.server.settler import settling
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from nucleo_core.guard.approval_store import ApprovalRecord
     from nucleo_core.server.service import ApiService
     from nucleo_core.tools import ToolProvider
@@ -149,7 +153,14 @@ def create_app(service: ApiService) -> FastAPI:
     """
     from nucleo_core import __version__
 
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        del app
+        async with settling(service.executions, service.settings.settle_seconds):
+            yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title="nucleo",
         summary="The tools a nucleo process has, their approvals and its audit record.",
         version=__version__,

@@ -10,7 +10,8 @@ there is no second path to a tool.
 A ``confirm`` decision finds no inline approver here, so the call waits for a **durable
 approval**, kept in the same store as the approvals of paused thinker runs (``nucleo
 approvals`` lists both). Once it is decided — over the API, which then runs it at once, or in
-any other process, and then it runs at the next ``GET /api/executions/{id}`` — the call goes
+any other process, and then the server runs it within ``settle_seconds`` (or at the next
+``GET /api/executions/{id}``, whichever comes first) — the call goes
 through the door again and runs only if the approval is bound to its exact arguments and is
 *claimed* (approved → consumed, a conditional update), so it runs exactly once, whichever
 process asks and however often.
@@ -197,6 +198,23 @@ class Executions:
             result = _answer(report.outcomes[0], None, decided, refusal_raises=False, record=fresh)
             self._settled[record.id] = result
             return result
+
+    async def settle_decided(self) -> int:
+        """Run the API executions approved elsewhere and not run yet; how many this one ran.
+
+        ``nucleo approvals approve`` (or another server on the same store) decides an execution
+        without running it; the server calls this every `ServerSettings.settle_seconds`, so an
+        approved call runs without waiting for its execution to be read. Each runs once: its
+        approval is claimed first, whichever process gets there.
+        """
+        approved = await asyncio.to_thread(self._approvals.list, status="approved")
+        ran = 0
+        for record in approved:
+            if not is_api_execution(record) or record.id in self._settled:
+                continue
+            if await self.settle(record) is not None:
+                ran += 1
+        return ran
 
     def _resolved(self, call_id: str, name: str, arguments: Mapping[str, Any]) -> ToolCall:
         """The call as a model's answer's parser resolves one against the palette.

@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_PORT",
+    "DEFAULT_SETTLE_SECONDS",
     "DEFAULT_STREAM_SECONDS",
     "ServerSettings",
     "check_bind",
@@ -35,6 +36,8 @@ DEFAULT_PORT: Final = 8765
 DEFAULT_MAX_BODY_BYTES: Final = 1024 * 1024
 #: How long one server-sent-events response lasts before the client reconnects, in seconds.
 DEFAULT_STREAM_SECONDS: Final = 300.0
+#: How often the server looks for its executions approved in another process, in seconds.
+DEFAULT_SETTLE_SECONDS: Final = 2.0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,6 +51,9 @@ class ServerSettings:
         max_body_bytes: The largest request body accepted; a larger one is answered 413.
         stream_seconds: How long one audit stream response lasts; a browser's ``EventSource``
             reconnects by itself, from the last record it saw (``Last-Event-ID``).
+        settle_seconds: How often the server looks for API executions approved elsewhere
+            (``nucleo approvals approve``, another server on the same store) and runs them,
+            each once; ``0`` runs them only when their execution is read.
     """
 
     host: str = DEFAULT_HOST
@@ -55,6 +61,14 @@ class ServerSettings:
     allow_remote: bool = False
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     stream_seconds: float = DEFAULT_STREAM_SECONDS
+    settle_seconds: float = DEFAULT_SETTLE_SECONDS
+
+    def __post_init__(self) -> None:
+        if self.settle_seconds < 0:
+            raise ServerConfigError(
+                f"settle_seconds is {self.settle_seconds}: give 0 (never in the background) or "
+                "a positive number of seconds"
+            )
 
 
 def is_loopback(host: str) -> bool:

@@ -12,6 +12,7 @@ import json
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -345,10 +346,10 @@ def test_a_confirm_call_waits_and_runs_exactly_once_when_approved_over_http(
     assert ("call_finish", "ok") in kinds
 
 
-def test_an_api_execution_approved_with_the_cli_runs_once_when_its_execution_is_read(
+def test_an_api_execution_approved_with_the_cli_runs_once_without_being_read(
     server: Server,
 ) -> None:
-    """`nucleo approvals approve` of an API execution says where it runs, not to resume a run."""
+    """`nucleo approvals approve` of an API execution: the server runs it by itself, once."""
     pending = pending_refund(server, 303)
     nucleo = Path(sys.executable).parent / "nucleo"
     decided = subprocess.run(
@@ -363,12 +364,19 @@ def test_an_api_execution_approved_with_the_cli_runs_once_when_its_execution_is_
     assert decided.returncode == 0, decided.stderr
     assert f"GET /api/executions/{pending['approval_id']}" in decided.stdout
     assert "nucleo resume" not in decided.stdout
-    assert "3 303" not in refunds(server)  # approved elsewhere: it runs when next asked
+    # Nobody reads the execution: the server's settler finds the approval and runs the call.
+    deadline = time.monotonic() + 60
+    while "3 303" not in refunds(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert refunds(server).count("3 303") == 1
     ran = server.request("GET", pending["execution_url"])
     assert (ran.status, ran.body["status"]) == (200, "ok")
+    assert ran.body["content"] == "refunded 303 on ticket 3"
     again = server.request("GET", pending["execution_url"])
     assert again.body == ran.body
     assert refunds(server).count("3 303") == 1
+    kinds = [(r["kind"], r["outcome"]) for r in records_of(server, pending["call_id"])]
+    assert [k for k in kinds if k[0] == "call_start"] == [("call_start", None)]
 
 
 def test_a_rejected_call_never_runs_and_says_why(server: Server) -> None:
