@@ -11,9 +11,9 @@ else) can narrow what a thinker offers but cannot widen what may run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, final
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied, UnknownTool
 from nucleo_core.tools.palette import ReadOnlyPalette
@@ -124,7 +124,8 @@ def call_door(thinker: ThinkerBase, call: CallRequest) -> ClearedCall:
     guard = thinker._hub.guard
     if guard is None:
         return ClearedCall(provider, value)
-    decided = guard.decide(thinker, provider, _arguments(value, call))
+    arguments = value if isinstance(value, Mapping) else _Arguments(value, call)
+    decided = guard.decide(thinker, provider, arguments)
     if decided.denied:
         raise PermissionDenied(provider.name, decided.reason, decided_by=decided.decided_by)
     return ClearedCall(provider, value, decided)
@@ -141,21 +142,20 @@ def available_provider(
         UnknownTool: The name is not available now (`UnusableToolName` when ``nameless``).
         ReadOnlyViolation: The thinker is bound read-only and the tool is not declared so.
     """
-    from nucleo_core.hub.thinker_base import ThinkerBase
-
+    base = _THINKER_BASE or _thinker_base()
     registry = thinker._registry
     provider = registry.available(name) if name else None
     if (
         provider is None
-        or not ThinkerBase._within_ceiling(thinker, provider)
-        or not ThinkerBase._offered_now(thinker, provider)
+        or not base._within_ceiling(thinker, provider)
+        or not base._offered_now(thinker, provider)
     ):
         names = [
             each.name
             for each in registry.providers()
             if registry.available(each.name) is each
             and thinker._offered.get(each.name) == each
-            and ThinkerBase._within_ceiling(thinker, each)
+            and base._within_ceiling(thinker, each)
         ]
         raise UnusableToolName(names) if nameless else UnknownTool(names)
     if thinker._read_only:
@@ -186,6 +186,52 @@ def parsed_input(provider: ToolProvider, call: CallRequest) -> Any:
         raise
     except Exception as exc:  # a provider may break its contract; the model reads no detail
         raise InvalidToolInput(provider.name, ["input: could not be validated"]) from exc
+
+
+#: `ThinkerBase`, imported at the first call (thinker_base imports this module).
+_THINKER_BASE: type[ThinkerBase] | None = None
+
+
+def _thinker_base() -> type[ThinkerBase]:
+    global _THINKER_BASE
+    from nucleo_core.hub.thinker_base import ThinkerBase
+
+    _THINKER_BASE = ThinkerBase
+    return ThinkerBase
+
+
+@final
+class _Arguments(Mapping[str, Any]):
+    """A validated input model as the read-only mapping the permission hooks read.
+
+    Dumped at its first read, once: a guard whose policy decides alone (no hook implemented)
+    never reads it, so a call pays for no dump it does not use.
+    """
+
+    __slots__ = ("_call", "_dumped", "_value")
+
+    def __init__(self, value: Any, call: CallRequest) -> None:
+        self._value = value
+        self._call = call
+        self._dumped: Mapping[str, Any] | None = None
+
+    def _mapping(self) -> Mapping[str, Any]:
+        dumped = self._dumped
+        if dumped is None:
+            dumped = self._dumped = _arguments(self._value, self._call)
+        return dumped
+
+    def __getitem__(self, key: str) -> Any:
+        return self._mapping()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._mapping())
+
+    def __repr__(self) -> str:
+        return repr(dict(self._mapping()))
 
 
 def _arguments(value: Any, call: CallRequest) -> Mapping[str, Any]:

@@ -39,7 +39,8 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Coroutine, Generator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from types import CoroutineType, ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied
@@ -124,15 +125,29 @@ def _render_default(call: ToolCall, output: Any) -> str:
     return render_output(output)
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class _Ready:
-    """A call that passed its checks at submission: the tool to run and its input."""
+    """A call that passed its checks at submission: the tool to run and its input.
 
-    provider: ToolProvider
-    tool: Tool[Any, Any]
-    input: Any
-    alone: bool
-    permission: PermissionDecision | None = None
+    A plain slotted class, built once per call (a frozen dataclass would set each field
+    through ``object.__setattr__``); nothing changes it after it is built.
+    """
+
+    __slots__ = ("alone", "input", "permission", "provider", "tool")
+
+    def __init__(
+        self,
+        provider: ToolProvider,
+        tool: Tool[Any, Any],
+        input: Any,
+        alone: bool,
+        permission: PermissionDecision | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tool = tool
+        self.input = input
+        self.alone = alone
+        self.permission = permission
 
 
 #: Whether a tool class mixes in `ConversationAware` and `RegistryAware`: asked at every call,
@@ -152,12 +167,55 @@ def _awareness(cls: type[Any]) -> tuple[bool, bool]:
     return known
 
 
-def _first_step(coroutine: Coroutine[Any, Any, Any]) -> tuple[bool, Any]:
-    """Run a coroutine's first step: ``(True, its result)`` or ``(False, what it yielded)``."""
-    try:
-        return False, coroutine.send(None)
-    except StopIteration as stop:
-        return True, stop.value
+#: Outputs `render_output` writes as they are (a string) or as ``str()``, and that are no reply.
+_PLAIN = frozenset({str, int, float, bool})
+_monotonic = time.monotonic
+_asyncio: ModuleType | None = None
+
+
+def _aio() -> ModuleType:
+    """The asyncio module, imported at the first run (it is costly at package import)."""
+    global _asyncio
+    if _asyncio is None:
+        import asyncio
+
+        _asyncio = asyncio
+    return _asyncio
+
+
+@final
+class _Cap:
+    """A turn's concurrency cap: its semaphore made when a call first runs as a task."""
+
+    __slots__ = ("_limit", "_semaphore")
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._semaphore: asyncio.Semaphore | None = None
+
+    def get(self) -> asyncio.Semaphore:
+        semaphore = self._semaphore
+        if semaphore is None:
+            semaphore = self._semaphore = _aio().Semaphore(self._limit)
+        return semaphore
+
+
+def _running(tool: Tool[Any, Any], input: Any) -> Coroutine[Any, Any, Any]:
+    """The coroutine that runs ``tool`` on ``input``.
+
+    It is `run_tool`'s, without that function's frame when the tool is async and its ``run``
+    returns a coroutine (the common case).
+    """
+    if tool.is_async:
+        awaitable = tool.run(input)
+        if type(awaitable) is CoroutineType:
+            return cast("Coroutine[Any, Any, Any]", awaitable)
+        return _awaited(awaitable)
+    return run_tool(tool, input)
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 @final
@@ -297,12 +355,12 @@ class ToolExecution:
                 cancelled and awaited first, and `report` is complete.
             RuntimeError: The execution was run before.
         """
-        import asyncio  # imported here, as in `run_tool`: asyncio is costly at package import
-
         if self._state != "ready":
             raise RuntimeError("a ToolExecution runs once; build one per turn")
         self._state = "running"
-        semaphore = asyncio.Semaphore(self._policy.max_concurrency)
+        # The concurrency cap, made with the first call that runs as a task of its own: a call
+        # run in the turn's own task runs with nothing beside it, under any cap.
+        semaphore = _Cap(self._policy.max_concurrency)
         tasks: dict[int, asyncio.Task[CallOutcome]] = {}
         # Calls cleared but not yet started. Nothing awaits between two submissions except a
         # call that runs alone, so starting them there (or at the end) changes no order: every
@@ -312,7 +370,8 @@ class ToolExecution:
         submitted: set[str] = set()
         try:
             for index, call in enumerate(self._calls):
-                self._emit("submitted", call)
+                if self._on_event is not None:
+                    self._emit("submitted", call)
                 if call.id in submitted:
                     self._finish(index, _duplicate(call))
                     continue
@@ -330,21 +389,22 @@ class ToolExecution:
                     continue
                 self._start(queued, tasks, semaphore)
                 if self._inline(index, tasks):
-                    await self._run_inline(index, call, ready, semaphore)
+                    await self._run_inline(index, call, ready)
                     continue
                 task = self._task(index, call, ready, semaphore)
                 tasks[index] = task
-                await asyncio.wait((task,))
+                await _aio().wait((task,))
                 self._collect(index, task)
             if len(queued) == 1 and self._inline(queued[0][0], tasks):
-                await self._run_inline(*queued[0], semaphore)
-            else:
+                await self._run_inline(*queued[0])
+            elif queued:
                 self._start(queued, tasks, semaphore)
-            running = [task for task in tasks.values() if not task.done()]
-            if running:
-                await asyncio.wait(running)
-            for index, task in tasks.items():
-                self._collect(index, task)
+            if tasks:
+                running = [task for task in tasks.values() if not task.done()]
+                if running:
+                    await _aio().wait(running)
+                for index, task in tasks.items():
+                    self._collect(index, task)
         except BaseException:
             await self._stop(tasks)
             raise
@@ -378,22 +438,21 @@ class ToolExecution:
     # -- phase 1 ------------------------------------------------------------------------------
 
     def _task(
-        self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
+        self, index: int, call: ToolCall, ready: _Ready, semaphore: _Cap
     ) -> asyncio.Task[CallOutcome]:
-        import asyncio
-
         trace = self._traces.get(index) if self._traces else None
-        return asyncio.create_task(
-            self._run_call(index, call, ready, semaphore),
+        task: asyncio.Task[CallOutcome] = _aio().create_task(
+            self._run_call(index, call, ready, semaphore.get()),
             name=f"nucleo-tool-{call.id}",
             context=trace.context() if trace is not None else None,
         )
+        return task
 
     def _start(
         self,
         queued: list[tuple[int, ToolCall, _Ready]],
         tasks: dict[int, asyncio.Task[CallOutcome]],
-        semaphore: asyncio.Semaphore,
+        semaphore: _Cap,
     ) -> None:
         """Start every queued call as a task of its own (they run side by side)."""
         for index, call, ready in queued:
@@ -408,23 +467,20 @@ class ToolExecution:
         """
         if self._traces and index in self._traces:
             return False
-        return all(task.done() for task in tasks.values())
+        return not tasks or all(task.done() for task in tasks.values())
 
-    async def _run_inline(
-        self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
-    ) -> None:
+    async def _run_inline(self, index: int, call: ToolCall, ready: _Ready) -> None:
         """Run one call in the turn's task, recording what `_collect` would of its task.
 
         A cancelled turn cancels the call where it awaits, as `_stop` would cancel its task;
         its outcome reads as a cancelled call (not one that never ran) and the cancellation
         goes on. An exception no call may raise is recorded as the call's failure; like a task's,
-        only ``KeyboardInterrupt`` and ``SystemExit`` go on from there.
+        only ``KeyboardInterrupt`` and ``SystemExit`` go on from there. It takes no slot of the
+        concurrency cap: nothing else of the turn runs beside it.
         """
-        import asyncio
-
         try:
-            outcome = await self._run_call(index, call, ready, semaphore)
-        except asyncio.CancelledError:
+            outcome = await self._run_call(index, call, ready, None)
+        except _aio().CancelledError:
             self._finish(index, self._cancelled_outcome(index, call))
             raise
         except (KeyboardInterrupt, SystemExit) as exc:
@@ -513,11 +569,12 @@ class ToolExecution:
         return ready
 
     async def _run_call(
-        self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore
+        self, index: int, call: ToolCall, ready: _Ready, semaphore: asyncio.Semaphore | None
     ) -> CallOutcome:
-        """Run one call under the concurrency cap and its timeout; never raises but cancel."""
-        import asyncio
+        """Run one call under the concurrency cap and its timeout; never raises but cancel.
 
+        ``semaphore`` is ``None`` for a call run in the turn's own task (nothing runs beside it).
+        """
         name = ready.provider.name
         record = self._durable.decided.get(call.id) if self._durable is not None else None
         if record is not None:  # a resumed call whose approval was given
@@ -530,7 +587,9 @@ class ToolExecution:
             refused = await self._approval(index, call, ready)
             if refused is not None:
                 return refused
-        async with semaphore:
+        if semaphore is not None:
+            await semaphore.acquire()
+        try:
             if self._audit is not None:
                 try:
                     self._audit.started(call, ready.provider, ready.permission)
@@ -538,27 +597,33 @@ class ToolExecution:
                     self._internal.add(index)
                     message = _internal(f"Tool '{name}' could not be put on the record", exc)
                     return _error(call, CallStatus.FAILED, message, exc)
-            self._emit("started", call)
-            seconds = self._policy.timeout_for(name)
-            when = None if seconds is None else asyncio.get_running_loop().time() + seconds
+            if self._on_event is not None:
+                self._emit("started", call)
             deadline: asyncio.Timeout | None = None
-            started = self._started[index] = time.monotonic()
+            seconds: float | None = None
+            started = self._started[index] = _monotonic()
             try:
                 # The first step runs before the deadline is armed: a tool that finishes in it
                 # (it never awaits anything pending) returns before its deadline could have
                 # fired, exactly as under `asyncio.timeout`, whose cancellation only reaches a
                 # call that suspends. One that suspends waits out the rest under the deadline
                 # its call started with.
-                running = run_tool(ready.tool, ready.input)
-                finished, step = _first_step(running)
-                if finished:
-                    output = step
+                running = _running(ready.tool, ready.input)
+                try:
+                    step = running.send(None)
+                except StopIteration as stop:
+                    output = stop.value
                 else:
-                    deadline = asyncio.timeout_at(when)
+                    seconds = self._policy.timeout_for(name)
+                    when = None
+                    if seconds is not None:  # counted from the start, on the loop's clock
+                        loop_now = _aio().get_running_loop().time()
+                        when = loop_now - (_monotonic() - started) + seconds
+                    deadline = _aio().timeout_at(when)
                     async with deadline:
                         output = await _Resumed(running, step)
             except TimeoutError as exc:
-                duration = time.monotonic() - started
+                duration = _monotonic() - started
                 if deadline is not None and deadline.expired():
                     message = (
                         f"Tool '{name}' did not finish within {seconds:g} s; its result was "
@@ -567,24 +632,34 @@ class ToolExecution:
                     return _error(call, CallStatus.TIMEOUT, message, exc, duration)
                 message = _failure(f"Tool '{name}' failed", exc)  # the tool's own timeout
                 return _error(call, CallStatus.FAILED, message, exc, duration)
-            except asyncio.CancelledError as exc:
-                task = asyncio.current_task()
+            except _aio().CancelledError as exc:
+                task = _aio().current_task()
                 if task is not None and task.cancelling():
                     raise  # the turn is being cancelled: `_collect` records it
                 # The tool cancelled itself (it awaited something that was cancelled).
                 return _error(
-                    call, CallStatus.CANCELLED, _cancelled(name), exc, time.monotonic() - started
+                    call, CallStatus.CANCELLED, _cancelled(name), exc, _monotonic() - started
                 )
             except DelegationPaused as paused:
-                return self._delegation_waits(index, call, paused, time.monotonic() - started)
+                return self._delegation_waits(index, call, paused, _monotonic() - started)
             except Exception as exc:
                 message = _failure(f"Tool '{name}' failed", exc)
-                return _error(call, CallStatus.FAILED, message, exc, time.monotonic() - started)
-            duration = time.monotonic() - started
+                return _error(call, CallStatus.FAILED, message, exc, _monotonic() - started)
+            duration = _monotonic() - started
+        finally:
+            if semaphore is not None:
+                semaphore.release()
         try:
-            text = self._render(call, output)
-            # An output that is a result in its own right (an MCP result) says if it failed.
-            failed = is_reply(output) and output.tool_reply()[1]
+            if type(output) in _PLAIN:  # no reply; `render_output` gives its text or str()
+                if self._render is _render_default:
+                    text = output if type(output) is str else str(output)
+                else:
+                    text = self._render(call, output)
+                failed = False
+            else:
+                text = self._render(call, output)
+                # An output that is a result in its own right (an MCP result) says if it failed.
+                failed = is_reply(output) and output.tool_reply()[1]
         except Exception as exc:
             message = _failure(f"The output of tool '{name}' could not be rendered", exc)
             return _error(call, CallStatus.FAILED, message, exc, duration)

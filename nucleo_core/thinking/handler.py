@@ -7,12 +7,13 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from nucleo_core.errors import AnswerRefused, InvalidToolInput, UnknownTool
 from nucleo_core.hub.call_door import UnusableToolName
 from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, loads, overflows, tool_input
-from nucleo_core.models.messages import ReasoningBlock
+from nucleo_core.models.messages import ReasoningBlock, TextBlock, ToolUseBlock, Usage
 from nucleo_core.thinking.response import ThinkingResponse
 from nucleo_core.thinking.tool_call import ToolCall
 
@@ -39,6 +40,11 @@ _TOO_DEEP = (
     f"object nested at most {MAX_JSON_DEPTH} levels deep"
 )
 _NOT_AN_OBJECT = "input: must be a JSON object"
+#: A JSON value of these types holds nothing nested: an object of them is one level deep.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+#: The usage of a response the handler parsed (none: the exchange adds up what it spent). One
+#: immutable instance, equal to ``Usage()``, rather than a new one per answer.
+_NO_USAGE = Usage(extra=MappingProxyType({}))
 
 
 class ThinkingResponseHandler(Generic[AnswerT]):
@@ -88,10 +94,24 @@ class ThinkingResponseHandler(Generic[AnswerT]):
             AnswerRefused: The answer cannot be parsed (``kind="parse"``) or does not fit the
                 declared type (``kind="validation"``); send its message back as a correction.
         """
-        reasoning = [b.text for b in response.content if isinstance(b, ReasoningBlock) and b.text]
-        calls = [self._resolve(b.id, b.name, b.input, minted=False) for b in response.tool_uses]
-        text = response.text.strip()
-        envelope = self._envelope(text, required=not self.native_tools and not calls)
+        reasoning: list[str] = []
+        calls: list[ToolCall] = []
+        texts: list[str] = []
+        resolve = self._resolve
+        # One pass over the blocks (what ``response.text`` and ``response.tool_uses`` each walk).
+        for block in response.content:
+            if isinstance(block, ToolUseBlock):
+                calls.append(resolve(block.id, block.name, block.input, minted=False))
+            elif isinstance(block, TextBlock):
+                texts.append(block.text)
+            elif isinstance(block, ReasoningBlock) and block.text:
+                reasoning.append(block.text)
+        text = "".join(texts).strip() if texts else ""
+        envelope = (
+            self._envelope(text, required=not self.native_tools and not calls)
+            if text or not self.native_tools
+            else None
+        )
         if envelope is not None:
             return self._from_envelope(envelope, calls, reasoning, response)
         if calls:
@@ -99,8 +119,9 @@ class ThinkingResponseHandler(Generic[AnswerT]):
                 final_answer=False,
                 answer=None,
                 tool_calls=tuple(calls),
-                reasoning="\n".join(reasoning),
+                reasoning="\n".join(reasoning) if reasoning else "",
                 response=response,
+                usage=_NO_USAGE,
             )
         return ThinkingResponse(
             final_answer=True,
@@ -108,6 +129,7 @@ class ThinkingResponseHandler(Generic[AnswerT]):
             tool_calls=(),
             reasoning="\n".join(reasoning),
             response=response,
+            usage=_NO_USAGE,
         )
 
     # -- tool calls ---------------------------------------------------------------------------
@@ -116,14 +138,19 @@ class ThinkingResponseHandler(Generic[AnswerT]):
         self, call_id: str, name: object, raw: Mapping[str, Any] | str | object, *, minted: bool
     ) -> ToolCall:
         shown_name = name if isinstance(name, str) else ""
-        # Measured without recursion, before anything (pydantic, jsonschema, repr) recurses.
-        too_deep = overflows(raw) is not None if isinstance(raw, str) else exceeds(raw)
-        raw_input: Mapping[str, Any] | str = raw if isinstance(raw, Mapping | str) else ""
-        if too_deep:
-            raw_input = tool_input(raw)  # the bounded cut form: safe to keep and render
-        problem = (
-            _TOO_DEEP if too_deep else None if isinstance(raw, Mapping | str) else _NOT_AN_OBJECT
-        )
+        raw_input: Mapping[str, Any] | str
+        problem: str | None
+        if type(raw) is dict and all(type(value) in _SCALARS for value in raw.values()):
+            # The common case, a decoded object of plain values: one level deep, no scan.
+            raw_input, problem = raw, None
+        else:
+            # Measured without recursion, before anything (pydantic, jsonschema, repr) recurses.
+            too_deep = overflows(raw) is not None if isinstance(raw, str) else exceeds(raw)
+            usable = isinstance(raw, Mapping | str)
+            raw_input = raw if usable else ""  # type: ignore[assignment]  # usable: it is one
+            if too_deep:
+                raw_input = tool_input(raw)  # the bounded cut form: safe to keep and render
+            problem = _TOO_DEEP if too_deep else None if usable else _NOT_AN_OBJECT
         registry = self.tools
         provider = registry.available(shown_name) if registry is not None and shown_name else None
         if provider is None:
@@ -234,6 +261,7 @@ class ThinkingResponseHandler(Generic[AnswerT]):
                 tool_calls=tuple(calls),
                 reasoning="\n".join(reasoning),
                 response=response,
+                usage=_NO_USAGE,
             )
         if "answer" not in envelope:
             raise AnswerRefused(
@@ -248,6 +276,7 @@ class ThinkingResponseHandler(Generic[AnswerT]):
             tool_calls=(),
             reasoning="\n".join(reasoning),
             response=response,
+            usage=_NO_USAGE,
         )
 
     # -- the answer ---------------------------------------------------------------------------
