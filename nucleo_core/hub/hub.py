@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from nucleo_core.errors import ReservedToolName
+from nucleo_core.hub._catalog_view import CatalogView
 from nucleo_core.hub.admission import (
     Admission,
     AdmissionEvent,
@@ -67,9 +68,13 @@ class _Catalog:
     skill_selector: SkillSelector | None
     tools: dict[str, ToolProvider] = field(default_factory=dict)
     skills: dict[str, Skill] = field(default_factory=dict)
+    # The tools in catalog order, append-only: a widening appends, a narrowing starts a new
+    # list, so every view handed out (a prefix of one list) stays as it was.
+    order: list[ToolProvider] = field(default_factory=list)
     # Immutable views handed out until the catalog widens: a thinker compares them by
-    # identity to know, in O(1), that its catalog did not change since its last turn.
-    tools_view: tuple[ToolProvider, ...] | None = None
+    # identity to know, in O(1), that its catalog did not change since its last turn, and
+    # reads a widening's delta from them (`CatalogView.added_since`).
+    tools_view: CatalogView | None = None
     skills_view: tuple[Skill, ...] | None = None
 
 
@@ -359,16 +364,19 @@ class ToolHub:
                 found = self._defaults[thinker_class] = tuple(_unreserved(declared))
             return found
 
-    def compatible_catalog(self, thinker_class: type[Any]) -> tuple[ToolProvider, ...]:
+    def compatible_catalog(self, thinker_class: type[Any]) -> CatalogView:
         """A thinker class's tool catalog: resolved on first call, kept, widened later.
 
-        The same tuple is returned until the catalog widens.
+        An immutable sequence (equal to the tuple of its tools); the same object is returned
+        until the catalog changes, and a new one costs O(1) after a widening.
         """
         catalog = self._catalog(thinker_class)
         view = catalog.tools_view
         if view is None:
             with self._lock:
-                view = catalog.tools_view = tuple(catalog.tools.values())
+                view = catalog.tools_view
+                if view is None:
+                    view = catalog.tools_view = CatalogView(catalog.order, len(catalog.order))
         return view
 
     def catalog_holds(self, thinker_class: type[Any], provider: ToolProvider) -> bool:
@@ -437,6 +445,8 @@ class ToolHub:
                 if thinker_class is not None and cls is not thinker_class:
                     continue
                 if catalog.tools.pop(name, None) is not None:
+                    # A new list: the views handed out keep the old one as it was.
+                    catalog.order = [p for p in catalog.order if p.name != name]
                     catalog.tools_view = None
             for cls, pending in self._pending_tools.items():
                 if thinker_class is None or cls is thinker_class:
@@ -764,6 +774,7 @@ class ToolHub:
             present = catalog.tools.get(provider.name)
             if present is None:
                 catalog.tools[provider.name] = provider
+                catalog.order.append(provider)
                 catalog.tools_view = None
             elif present != provider:
                 logger.warning(

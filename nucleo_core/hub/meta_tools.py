@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from nucleo_core.errors import InvalidToolInput
+from nucleo_core.hub._catalog_view import frozen_members
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.reserved import REQUEST_SKILL, REQUEST_TOOLS
@@ -200,9 +201,10 @@ class RequestToolsProvider(_CatalogProvider):
         enumerated: bool = True,
         suggest: Callable[[str], list[str]] | None = None,
     ) -> None:
-        self._catalog = tuple(catalog)
+        self._catalog = frozen_members(catalog)
         self._enumerated = enumerated
-        self._names: frozenset[str] | None = None
+        # The catalog's names, built at the first check, with the catalog they are of.
+        self._names: tuple[Sequence[ToolProvider], frozenset[str]] | None = None
         self._suggest = suggest
         if enumerated:
             super().__init__([(provider.name, provider.description) for provider in catalog])
@@ -220,6 +222,19 @@ class RequestToolsProvider(_CatalogProvider):
     def members(self) -> tuple[str, ...]:
         """The catalog names it admits from, in catalog order."""
         return tuple(provider.name for provider in self._catalog)
+
+    def rebase(self, catalog: Sequence[ToolProvider]) -> None:
+        """Check names against ``catalog`` from now on (plain names only).
+
+        A plain-names definition does not depend on the catalog, so a changed catalog keeps
+        the same provider (and the registry its cached spec) instead of a new one per change.
+
+        Raises:
+            ValueError: The provider enumerates its catalog (its schema is the catalog).
+        """
+        if self._enumerated:
+            raise ValueError("an enumerating request_tools lists its catalog; make a new one")
+        self._catalog = frozen_members(catalog)
 
     @property
     def enumerated(self) -> bool:
@@ -260,9 +275,11 @@ class RequestToolsProvider(_CatalogProvider):
         """
         data = _decoded(self.name, raw)
         _PLAIN_NAMES.check(self.name, data)
-        names = self._names
-        if names is None:
-            names = self._names = frozenset(provider.name for provider in self._catalog)
+        catalog = self._catalog
+        held = self._names
+        if held is None or held[0] is not catalog:
+            held = self._names = (catalog, frozenset(provider.name for provider in catalog))
+        names = held[1]
         problems = []
         for position, name in enumerate(data[self._field]):
             if name in names:

@@ -24,6 +24,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput
+from nucleo_core.hub._catalog_view import CatalogView
 from nucleo_core.hub.meta_tools import Refusal
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools.provider import RawInput, ToolProvider
@@ -165,6 +166,21 @@ class CatalogIndex:
         """The index, brought in line with ``catalog`` first."""
         if self.index is not None and catalog is self.members:
             return self.index
+        members = self.members
+        if (
+            self.index is not None
+            and isinstance(catalog, CatalogView)
+            and isinstance(members, CatalogView)
+            and catalog.widens(members)
+        ):
+            # The hub's view of a catalog that only widened: its delta, not a re-read.
+            added = catalog.added_since(members)
+            adding = _by_name(added)
+            if len(adding) == len(added) and not any(name in self.index for name in adding):
+                self.index.add(list(adding.values()))
+                self.by_id.update((id(provider), provider) for provider in added)
+                self.members = catalog
+                return self.index
         # Keyed by id(): the members are held (self.members), so no id is reused meanwhile.
         now = dict(zip(map(id, catalog), catalog, strict=True))
         index = self.index

@@ -12,8 +12,9 @@ import logging
 import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple, TypeVar
 
+from nucleo_core.hub._catalog_view import CatalogView, frozen_members
 from nucleo_core.hub._off_loop import decided_off_loop
 from nucleo_core.hub.call_door import available_provider
 from nucleo_core.hub.meta_tools import (
@@ -113,6 +114,9 @@ class ThinkerBase:
         self._inherited: dict[str, ToolProvider] = {}
         self._delegator: ThinkerBase | None = None
         self._assembled = False
+        # What the last assembly was made of (the wanted tools, the ceiling, the inherited
+        # tools) and the registry it left: a turn with the same inputs and registry skips it.
+        self._palette_at_assembly: _Assembly | None = None
         self._lock = threading.RLock()
         # The meta-tools of the last turn, kept while their catalogs are unchanged: the
         # registry then holds the very same provider, and its cached specs stay valid.
@@ -398,9 +402,14 @@ class ThinkerBase:
             fixed = [*defaults, *self._added, *extras]
             # A system-wide tool never takes a name this thinker's own tools hold (the hub
             # reports the clash once): a third-party name cannot take the thinker down.
-            own = {provider.name: provider for provider in [*fixed, *self._granted]}
             system_wide: list[ToolProvider] = []
-            for provider in hub.system_wide_tools():
+            offered_system_wide = hub.system_wide_tools()
+            own = (
+                {provider.name: provider for provider in [*fixed, *self._granted]}
+                if offered_system_wide
+                else {}
+            )
+            for provider in offered_system_wide:
                 mine = own.get(provider.name)
                 if mine is not None and mine != provider:
                     hub.note_clash(type(self), provider, mine)
@@ -415,6 +424,17 @@ class ThinkerBase:
                 *extras,
                 *contributed,
             ]
+            segments = (
+                len(defaults),
+                len(system_wide),
+                len(self._added),
+                len(self._granted),
+                len(extras),
+                len(contributed),
+            )
+            last = self._palette_at_assembly
+            if last is not None and ThinkerBase._reassembled_in_place(self, last, wanted, segments):
+                return registry
             for provider in wanted:
                 registry.register(provider, shadow=provider.shadows)
             # What the call door must check again at the call: tools offered because of
@@ -441,7 +461,66 @@ class ThinkerBase:
             if self._read_only:
                 ReadOnlyPalette.sweep(registry)
             self._assembled = True
+            self._palette_at_assembly = _Assembly(
+                wanted,
+                segments,
+                len(keep) == len(wanted),
+                self._ceiling,
+                dict(self._inherited),
+                registry.providers(),
+            )
             return registry
+
+    def _reassembled_in_place(
+        self, last: _Assembly, wanted: list[ToolProvider], segments: tuple[int, ...]
+    ) -> bool:
+        """Apply this turn's palette to the registry as a delta, if the last assembly allows.
+
+        Allowed when the registry holds exactly what the last assembly left (nothing was
+        registered or removed behind the palette's back), the ceiling and inherited tools are
+        the same, and ``wanted`` differs from the last turn's only by providers replaced under
+        their own names (a meta-tool rebuilt for a changed catalog), every name once: then
+        the full assembly would register those and leave everything else as it is. ``False``
+        (nothing done) otherwise: the caller assembles in full.
+        """
+        registry = self._registry
+        if (
+            not last.unique
+            or last.segments != segments
+            or last.ceiling is not self._ceiling
+            or last.inherited != self._inherited
+            or not _same_members(last.registry, registry.providers())
+        ):
+            return False
+        changed = [new for old, new in zip(last.wanted, wanted, strict=True) if old is not new]
+        if not changed:
+            return True
+        replaced = {id(old) for old, new in zip(last.wanted, wanted, strict=True) if old is not new}
+        names = [provider.name for provider in changed]
+        if [p.name for p in last.wanted if id(p) in replaced] != names:
+            return False
+        for provider in changed:
+            registry.register(provider, shadow=provider.shadows)
+        for name in names:
+            held = registry.get_provider_by_name(name)
+            if held is None:
+                self._offered.pop(name, None)
+            elif not ThinkerBase._within_ceiling(self, held):
+                registry.unregister(name)
+                self._offered.pop(name, None)
+            else:
+                self._offered[name] = held
+                if self._read_only and not held.read_only:
+                    ReadOnlyPalette.sweep(registry)  # the rest was swept at the last assembly
+        self._palette_at_assembly = _Assembly(
+            wanted,
+            segments,
+            True,
+            self._ceiling,
+            last.inherited,
+            registry.providers(),
+        )
+        return True
 
     def palette_extras(self) -> Iterable[ToolProvider]:
         """Tools a thinker family adds to every turn's palette (none here)."""
@@ -450,16 +529,22 @@ class ThinkerBase:
     def _request_tools_for(
         self, catalog: Sequence[ToolProvider], *, enumerated: bool = True
     ) -> RequestToolsProvider:
-        # A tuple of the members, not the caller's list: a list reused and changed in place
-        # by reconcile_catalog must not pass for an unchanged catalog. (The hub's own view
-        # is a tuple already, so tuple() returns it as is and the check stays O(1).)
-        members = tuple(catalog)
+        # An immutable sequence of the members, not the caller's list: a list reused and
+        # changed in place by reconcile_catalog must not pass for an unchanged catalog. (The
+        # hub's own view is immutable already and kept as is, so the check stays O(1).)
+        members = frozen_members(catalog)
         last = self._request_tools
         if (
             last is not None
             and last[1].enumerated == enumerated
             and _same_members(last[0], members)
         ):
+            return last[1]
+        if last is not None and not enumerated and not last[1].enumerated:
+            # Plain names: the same definition over the changed catalog (no new provider,
+            # so the palette's delta is empty and the registry keeps its cached spec).
+            last[1].rebase(members)
+            self._request_tools = (members, last[1])
             return last[1]
         provider = RequestToolsProvider(
             members,
@@ -864,10 +949,15 @@ class ThinkerBase:
             return "provider" if ThinkerBase._defers_natively(self) else "search"
         if declared != "auto":
             return declared
-        members = tuple(catalog)
+        members = frozen_members(catalog)
         last = self._offer_decided
-        if last is not None and _same_members(last[0], members):
-            return last[1]
+        if last is not None:
+            if _same_members(last[0], members):
+                return last[1]
+            if last[1] == "search" and isinstance(members, CatalogView) and members.widens(last[0]):
+                # More tools only make the enumeration longer: still past the budget.
+                self._offer_decided = (members, "search")
+                return "search"
         exceeds = enumeration_exceeds(members, enumeration_fixed_size(), OFFER_BUDGET)
         mode: Literal["enumerate", "search"] = "search" if exceeds else "enumerate"
         self._offer_decided = (members, mode)
@@ -912,6 +1002,20 @@ class ThinkerBase:
 
 
 _M = TypeVar("_M")
+
+
+class _Assembly(NamedTuple):
+    """What one palette assembly was made of and what it left in the registry."""
+
+    wanted: list[ToolProvider]
+    #: The lengths of the parts of ``wanted`` (defaults, system-wide, added, granted,
+    #: extras, contributed): the same names in the same parts give the same origins.
+    segments: tuple[int, ...]
+    #: Whether every name of ``wanted`` is there once.
+    unique: bool
+    ceiling: Mapping[str, ToolProvider | None] | None
+    inherited: dict[str, ToolProvider]
+    registry: list[ToolProvider]
 
 
 def _narrowed(catalog: Sequence[_M], answer: Iterable[_M]) -> list[_M]:
