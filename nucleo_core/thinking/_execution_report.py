@@ -143,7 +143,10 @@ class ExecutionReport:
     @property
     def results(self) -> tuple[ToolResultBlock, ...]:
         """The result blocks to send back, one per distinct tool-use id, in the calls' order."""
-        return _first_per_id(outcome.result for outcome in self.outcomes)
+        outcomes = self.outcomes
+        if len(outcomes) == 1:  # one call: its result, nothing to deduplicate
+            return (outcomes[0].result,)
+        return _first_per_id(outcome.result for outcome in outcomes)
 
     def results_message(self) -> Message:
         """The user turn that answers the assistant's tool uses: every result block, in order."""

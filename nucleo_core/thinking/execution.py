@@ -376,7 +376,7 @@ class ToolExecution:
                     self._finish(index, _duplicate(call))
                     continue
                 submitted.add(call.id)
-                if self._settle(index, call):
+                if self._durable is not None and self._settle(index, call):
                     continue
                 if self._observer is not None:
                     self._traces[index] = self._observer.tool_call(call, self._parent)
@@ -389,14 +389,28 @@ class ToolExecution:
                     continue
                 self._start(queued, tasks, semaphore)
                 if self._inline(index, tasks):
-                    await self._run_inline(index, call, ready)
+                    # In the turn's own task, recorded as a task would be (`_inline_ended`).
+                    try:
+                        outcome = await self._run_call(index, call, ready, None)
+                    except BaseException as exc:
+                        if self._inline_ended(index, call, exc):
+                            raise
+                    else:
+                        self._finish(index, outcome)
                     continue
                 task = self._task(index, call, ready, semaphore)
                 tasks[index] = task
                 await _aio().wait((task,))
                 self._collect(index, task)
             if len(queued) == 1 and self._inline(queued[0][0], tasks):
-                await self._run_inline(*queued[0])
+                index, call, ready = queued[0]
+                try:
+                    outcome = await self._run_call(index, call, ready, None)
+                except BaseException as exc:
+                    if self._inline_ended(index, call, exc):
+                        raise
+                else:
+                    self._finish(index, outcome)
             elif queued:
                 self._start(queued, tasks, semaphore)
             if tasks:
@@ -469,26 +483,21 @@ class ToolExecution:
             return False
         return not tasks or all(task.done() for task in tasks.values())
 
-    async def _run_inline(self, index: int, call: ToolCall, ready: _Ready) -> None:
-        """Run one call in the turn's task, recording what `_collect` would of its task.
+    def _inline_ended(self, index: int, call: ToolCall, exc: BaseException) -> bool:
+        """Record a call run in the turn's own task that raised; whether ``exc`` goes on.
 
-        A cancelled turn cancels the call where it awaits, as `_stop` would cancel its task;
-        its outcome reads as a cancelled call (not one that never ran) and the cancellation
-        goes on. An exception no call may raise is recorded as the call's failure; like a task's,
-        only ``KeyboardInterrupt`` and ``SystemExit`` go on from there. It takes no slot of the
-        concurrency cap: nothing else of the turn runs beside it.
+        `run` runs such a call with ``_run_call(..., None)`` (no slot of the concurrency cap:
+        nothing else of the turn runs beside it) and records what `_collect` would of its
+        task. A cancelled turn cancels the call where it awaits, as `_stop` would cancel its
+        task; its outcome reads as a cancelled call (not one that never ran) and the
+        cancellation goes on. An exception no call may raise is recorded as the call's
+        failure; like a task's, only ``KeyboardInterrupt`` and ``SystemExit`` go on from there.
         """
-        try:
-            outcome = await self._run_call(index, call, ready, None)
-        except _aio().CancelledError:
+        if isinstance(exc, _aio().CancelledError):
             self._finish(index, self._cancelled_outcome(index, call))
-            raise
-        except (KeyboardInterrupt, SystemExit) as exc:
-            self._finish(index, self._failed_outcome(index, call, exc))
-            raise
-        except BaseException as exc:  # what a task would keep as its exception
-            outcome = self._failed_outcome(index, call, exc)
-        self._finish(index, outcome)
+            return True
+        self._finish(index, self._failed_outcome(index, call, exc))
+        return isinstance(exc, KeyboardInterrupt | SystemExit)
 
     def _settle(self, index: int, call: ToolCall) -> bool:
         """Answer a resumed call its stored state settles without running; ``True`` if so.
@@ -843,7 +852,8 @@ class ToolExecution:
             trace.finished(outcome, provider, cleared.permission if cleared else None)
         if outcome.status in FAILURE_STATUSES:
             _log_failure(outcome)
-        self._emit("finished", outcome.call, outcome)
+        if self._on_event is not None:
+            self._emit("finished", outcome.call, outcome)
 
     def _emit(self, kind: EventKind, call: ToolCall, outcome: CallOutcome | None = None) -> None:
         if self._on_event is None:
