@@ -128,9 +128,10 @@ async def run_gateway(
 
 async def _serve_stdio(server: Server[Any]) -> None:
     from mcp.server.lowlevel import NotificationOptions
-    from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read_stream, write_stream):
+    from nucleo_core.gateway._stdio import gateway_stdio
+
+    async with gateway_stdio() as (read_stream, write_stream):
         run = server.run
         options = server.create_initialization_options(NotificationOptions(tools_changed=True))
         await run(read_stream, write_stream, options)
