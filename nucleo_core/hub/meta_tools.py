@@ -210,12 +210,12 @@ class RequestToolsProvider(_CatalogProvider):
             super().__init__([(provider.name, provider.description) for provider in catalog])
         else:
             super().__init__(())
+            # Sent on every turn of a searched catalog: the shape only (`parse_input` checks
+            # it as `_PLAIN_NAMES`, non-empty names included).
             self._schema["properties"][self._field] = {
                 "type": "array",
-                "items": {"type": "string", "minLength": 1},
-                "minItems": 1,
-                "description": "The exact names of the tools to add to your palette (find "
-                "them with search_tools).",
+                "items": {"type": "string"},
+                "description": "Tool names.",
             }
 
     @property
@@ -251,9 +251,8 @@ class RequestToolsProvider(_CatalogProvider):
         """What the model reads about the tool."""
         if not self._enumerated:
             return (
-                "Request more tools by their exact names (search_tools finds them by what they "
-                "do); granted tools can be called from your next turn, refused ones come back "
-                "with the reason."
+                "Add tools by exact name (search_tools finds them). Granted ones are callable "
+                "next turn; refused ones come back with the reason."
             )
         return (
             "Request more tools. Each name you may ask for is listed in the input schema with "

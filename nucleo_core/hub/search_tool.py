@@ -263,6 +263,22 @@ class SearchToolsProvider(ToolProvider):
         "additionalProperties": False,
     }
 
+    # What the model is sent: the same fields, the bounds said in words (a few bytes on every
+    # turn of a searched catalog); `_SCHEMA` holds them as checks, applied to every call.
+    _OFFERED: Final[Mapping[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "What the tools should do."},
+            "limit": {
+                "type": "integer",
+                "description": f"Most tools to add, 1-{MAX_SEARCH_LIMIT} "
+                f"(default {DEFAULT_SEARCH_LIMIT}).",
+            },
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
     def __init__(self) -> None:
         self._validator: Validator | None = None
 
@@ -276,15 +292,14 @@ class SearchToolsProvider(ToolProvider):
         """What the model reads about the tool."""
         # Sent on every turn of a searched catalog: every word here is paid per request.
         return (
-            "Find tools by what they do. The matches you may use join your palette (callable "
-            "from your next turn) and come back with their input schemas; refused ones with "
-            "the reason."
+            "Find tools by what they do. Matches you may use are added (callable next turn) "
+            "and returned with their schemas; refused ones with the reason."
         )
 
     @property
     def input_schema(self) -> Mapping[str, Any]:
-        """``query`` (text) and an optional ``limit``."""
-        return self._SCHEMA
+        """``query`` (text) and an optional ``limit`` (checked as `_SCHEMA` at the call)."""
+        return self._OFFERED
 
     @property
     def sequential(self) -> bool:
