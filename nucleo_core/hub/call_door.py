@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, final
 
+from nucleo_core._frozen import quick_init
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied, UnknownTool
 from nucleo_core.tools.palette import ReadOnlyPalette
 
@@ -83,6 +84,7 @@ class CallRequest(Protocol):
         ...
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClearedCall:
     """A call that passed the door: the provider to run and its validated input.
@@ -124,7 +126,7 @@ def call_door(thinker: ThinkerBase, call: CallRequest) -> ClearedCall:
     guard = thinker._hub.guard
     if guard is None:
         return ClearedCall(provider, value)
-    arguments = value if isinstance(value, Mapping) else _Arguments(value, call)
+    arguments = value if type(value) is dict else _Arguments(value, call)
     decided = guard.decide(thinker, provider, arguments)
     if decided.denied:
         raise PermissionDenied(provider.name, decided.reason, decided_by=decided.decided_by)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal, TypeAlias
 
+from nucleo_core._frozen import quick_init
 from nucleo_core.models.messages import Message, ToolResultBlock
 from nucleo_core.thinking.tool_call import ToolCall
 
@@ -44,6 +45,7 @@ class CallStatus(StrEnum):
     PENDING = "pending"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallOutcome:
     """How one call of a turn ended, for the model (``result``) and the developer (the rest).
@@ -130,6 +132,7 @@ class ExecutionEvent:
     outcome: CallOutcome | None = None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ExecutionReport:
     """A turn's tool execution: one outcome per call, in the calls' order.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from nucleo_core._frozen import quick_init
 from nucleo_core.models.messages import Message, Usage
 from nucleo_core.thinking.tool_call import ToolCall
 
@@ -17,6 +18,7 @@ __all__ = ["ThinkingResponse"]
 AnswerT = TypeVar("AnswerT")
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ThinkingResponse(Generic[AnswerT]):
     """The envelope of one accepted answer.

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nucleo_core._frozen import quick_init
+
 if TYPE_CHECKING:
     from nucleo_core.errors import CorrectableError
     from nucleo_core.tools.provider import ToolProvider
@@ -13,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["ToolCall"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCall:
     """One tool use, kept whether or not it could be resolved, so no id is ever orphaned.
