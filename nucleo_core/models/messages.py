@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, TypeAlias
 
+from nucleo_core._frozen import quick_init
+
 __all__ = [
     "ContentBlock",
     "Message",
@@ -23,6 +25,7 @@ __all__ = [
 Role: TypeAlias = Literal["user", "assistant"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TextBlock:
     """Plain text from the user or the model."""
@@ -30,6 +33,7 @@ class TextBlock:
     text: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolUseBlock:
     """The model asks to call a tool.
@@ -46,6 +50,7 @@ class ToolUseBlock:
     input: Mapping[str, Any] | str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResultBlock:
     """The result of one tool call, answering a `ToolUseBlock` by its id.
@@ -61,6 +66,7 @@ class ToolResultBlock:
     is_error: bool = False
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReasoningBlock:
     """The model's reasoning, kept so it can be sent back where a provider requires it.
@@ -107,6 +113,7 @@ ContentBlock: TypeAlias = (
 )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Message:
     """One turn of a conversation: who spoke and the blocks they said."""
@@ -150,6 +157,7 @@ class StopReason(StrEnum):
     OTHER = "other"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
     """Token counts of one exchange, in the same sense for every provider.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from nucleo_core._frozen import quick_init
 from nucleo_core.models.messages import (
     ContentBlock,
     Message,
@@ -47,6 +48,7 @@ class ModelRequest:
     stop_sequences: tuple[str, ...] = field(default_factory=tuple)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
     """What a model answered in one exchange.
