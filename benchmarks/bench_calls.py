@@ -18,6 +18,10 @@ result the framework hands back to the model. Paths:
 * langchain-core (judged): ``await tool.ainvoke({"type": "tool_call", "args":
   json.loads(text), ...})``, which returns the ``ToolMessage`` a model reads.
 
+Judged too, on a target of its own (no peer runs it): nucleo's full path for **one turn of 8
+calls** (one response with 8 tool uses, handled, cleared by the door one by one, run side by side
+by the executor, answered by one results message), per turn.
+
 Printed, not judged (they cover less work: no name resolution, no door, no executor, no
 result rendering): nucleo's ``provider.parse_input`` + ``run_tool``, and pydantic-ai's
 ``args_validator.validate_json`` + ``toolset.call_tool``.
@@ -73,6 +77,9 @@ INVALID_CALL = '{"a": "seven", "b": 3}'
 #: slower than the fastest peer's full path.
 CALL_TARGET = 15e-6
 VERSUS_PEER_TARGET = 1.0
+#: A turn of this many calls is judged on its own target (per turn, median).
+TURN_CALLS = 8
+TURN_TARGET = 60e-6
 #: Profile rows printed for nucleo's full path.
 _PROFILE_ROWS = 18
 
@@ -80,6 +87,14 @@ _PROFILE_ROWS = 18
 WORK = (
     "one call of async add(a, b) from the model's JSON arguments: decode, resolve the tool by "
     "name, validate, run, produce the result the model reads"
+)
+
+
+#: The work of the judged turn.
+TURN_WORK = (
+    f"one turn of {TURN_CALLS} calls of async add(a, b): the model's response with {TURN_CALLS} "
+    "tool uses decoded, handled, each cleared by the call door, run side by side by the "
+    "executor, answered by one results message"
 )
 
 
@@ -170,6 +185,26 @@ class NucleoFullCall:
             message = await one(text)
         return _result_text(message)
 
+    async def turns(self, text: str, count: int) -> list[Any]:
+        """``count`` turns of `TURN_CALLS` calls each; returns the last turn's results."""
+        block_type, response_type, loads = self._block_type, self._response_type, json.loads
+        handle, prepare, thinker = self._handler.handle, self._executor.prepare, self._thinker
+        ids = [f"call_{index}" for index in range(TURN_CALLS)]
+        message: Any = None
+        for _ in range(count):
+            blocks = tuple(block_type(id=id_, name="add", input=loads(text)) for id_ in ids)
+            handled = handle(response_type(content=blocks, stop_reason="tool_use"))
+            execution = prepare(
+                handled.tool_calls,
+                check=self._check,
+                parent=thinker,
+                policy=self._policy,
+                registry=thinker.registry,
+            )
+            await execution.run()
+            message = execution.report().results_message()
+        return [_block_value(block) for block in message.content]
+
     async def reject(self, text: str) -> str:
         """The text of the error result the model reads."""
         return str(_result_text(await self._one(text)))
@@ -177,6 +212,10 @@ class NucleoFullCall:
 
 def _result_text(message: Any) -> Any:
     (block,) = message.content
+    return _block_value(block)
+
+
+def _block_value(block: Any) -> Any:
     content = block.content
     text = content if isinstance(content, str) else "".join(part.text for part in content)
     return int(text) if text.isdigit() else text
@@ -488,9 +527,47 @@ def run_calls_section(count: int, rounds: int) -> list[Verdict]:
 
     _print_results(results)
     nucleo = paths.get("nucleo-core")
+    turn: Verdict | None = None
     if isinstance(nucleo, NucleoFullCall):
+        turn = _turn_verdict(nucleo, count, rounds)
         _print_profile(nucleo, count)
-    return _verdicts(results)
+    verdicts = _verdicts(results)
+    if turn is not None:
+        verdicts.insert(2, turn)
+    return verdicts
+
+
+async def _timed_turns(path: NucleoFullCall, text: str, count: int) -> float:
+    with settled():
+        start = time.perf_counter()
+        await path.turns(text, count)
+        elapsed = time.perf_counter() - start
+    return elapsed / count
+
+
+def _turn_verdict(path: NucleoFullCall, count: int, rounds: int) -> Verdict:
+    """Measure and judge nucleo's full path for a turn of `TURN_CALLS` calls."""
+    key = f"(c) nucleo full call path, a turn of {TURN_CALLS} calls"
+    turns = max(count // TURN_CALLS, 1)
+    try:
+        values = asyncio.run(path.turns(VALID_CALL, 1))
+        if values != [3] * TURN_CALLS:
+            raise AssertionError(f"a turn of add(1, 2) calls returned {values!r}")
+        asyncio.run(_timed_turns(path, VALID_CALL, max(turns // 10, 1)))  # warm-up
+        samples = Samples(
+            tuple(asyncio.run(_timed_turns(path, VALID_CALL, turns)) for _ in range(rounds))
+        )
+    except Exception as exc:
+        print_failure(f"timing {key}", exc)
+        return unavailable(key, TURN_WORK, short_error(exc), nucleo_failed=True)
+    print()
+    print_work(f"(c) judged, a turn of {TURN_CALLS} calls", TURN_WORK)
+    print(
+        f"  nucleo-core: {fmt_time(samples.median)} per turn (median of {rounds} rounds of "
+        f"{turns:,} turns; min {fmt_time(samples.min)}, max {fmt_time(samples.max)}); "
+        f"{fmt_time(samples.median / TURN_CALLS)} per call"
+    )
+    return judge_at_most(key, TURN_WORK, samples, TURN_TARGET)
 
 
 def _print_results(results: dict[str, CallResult]) -> None:

@@ -149,7 +149,7 @@ def available_provider(
     provider = registry.available(name) if name else None
     if (
         provider is None
-        or not base._within_ceiling(thinker, provider)
+        or (thinker._ceiling is not None and not base._within_ceiling(thinker, provider))
         or not base._offered_now(thinker, provider)
     ):
         names = [

@@ -439,10 +439,13 @@ class ToolExecution:
             raise RuntimeError("the execution is still running; read its report once run() ends")
         if self._report is not None:
             return self._report
+        outcomes = self._outcomes
         report = ExecutionReport(
-            tuple(
+            tuple(cast("list[CallOutcome]", outcomes))
+            if not any(outcome is None for outcome in outcomes)
+            else tuple(
                 outcome if outcome is not None else _not_run(call)
-                for call, outcome in zip(self._calls, self._outcomes, strict=True)
+                for call, outcome in zip(self._calls, outcomes, strict=True)
             )
         )
         if self._state == "ended":  # the outcomes are final: built once, however often read

@@ -140,7 +140,7 @@ class ThinkingResponseHandler(Generic[AnswerT]):
         shown_name = name if isinstance(name, str) else ""
         raw_input: Mapping[str, Any] | str
         problem: str | None
-        if type(raw) is dict and all(type(value) in _SCALARS for value in raw.values()):
+        if type(raw) is dict and _SCALARS.issuperset(map(type, raw.values())):
             # The common case, a decoded object of plain values: one level deep, no scan.
             raw_input, problem = raw, None
         else:
