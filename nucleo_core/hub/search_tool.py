@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
     from nucleo_core.search.index import ToolIndex
+    from nucleo_core.search.semantic import Embedder
 
 __all__ = [
     "DEFAULT_SEARCH_LIMIT",
@@ -161,9 +162,18 @@ class CatalogIndex:
     index: ToolIndex | None = None
     members: Sequence[ToolProvider] = ()
     by_id: dict[int, ToolProvider] = field(default_factory=dict)
+    embedder: Embedder | None = None
 
-    def synced(self, catalog: Sequence[ToolProvider]) -> ToolIndex:
-        """The index, brought in line with ``catalog`` first."""
+    def synced(
+        self, catalog: Sequence[ToolProvider], *, embedder: Embedder | None = None
+    ) -> ToolIndex:
+        """The index, brought in line with ``catalog`` first.
+
+        ``embedder`` (the hub's ``search_embedder``) adds semantic ranking; another one than
+        the index was built with builds it anew.
+        """
+        if embedder is not self.embedder:
+            self.index, self.members, self.by_id, self.embedder = None, (), {}, embedder
         if self.index is not None and catalog is self.members:
             return self.index
         members = self.members
@@ -187,7 +197,7 @@ class CatalogIndex:
         if index is None:
             from nucleo_core.search.index import ToolIndex
 
-            index = self.index = ToolIndex(list(_by_name(catalog).values()))
+            index = self.index = ToolIndex(list(_by_name(catalog).values()), embedder=embedder)
         else:
             new = _widening(self.by_id, now, len(catalog), index)
             if new is not None:

@@ -624,8 +624,9 @@ class ThinkerBase:
         def search() -> list[str]:
             if not catalog:
                 return []
+            embedder = getattr(self._hub, "search_embedder", None)
             with self._lock:  # one thinker's index is synced by one search at a time
-                index = self._catalog_index.synced(catalog)
+                index = self._catalog_index.synced(catalog, embedder=embedder)
                 return [hit.name for hit in index.search(query, limit)]
 
         names = await decided_off_loop(search)
@@ -647,7 +648,8 @@ class ThinkerBase:
         if not catalog:
             return []
         with self._lock:
-            return self._catalog_index.synced(catalog).suggest(name, limit=3)
+            embedder = getattr(self._hub, "search_embedder", None)
+            return self._catalog_index.synced(catalog, embedder=embedder).suggest(name, limit=3)
 
     async def _admitted_deferred(self, provider: ToolProvider) -> ToolProvider:
         """The catalog tool a deferred stand-in runs, admitted through the door at its first call.

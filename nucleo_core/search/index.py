@@ -26,6 +26,8 @@ Ranking: every query word is looked up in three fields, each BM25-scored and wei
 description, and its parameters' names with their descriptions; the word scores in its best
 field, and a tool's score is the sum over the query's words. A word's synonyms in tool
 vocabulary count at `SYNONYM_WEIGHT` of the word itself (see `nucleo_core.search._analysis`).
+With an embedder (the optional ``semantic`` extra), the lexical ranking is fused with a
+semantic one (`nucleo_core.search.semantic`).
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ import difflib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from nucleo_core.search._analysis import (
+    MAX_QUERY_CHARS,
     ToolText,
     name_words,
     query_words,
@@ -50,6 +53,7 @@ if TYPE_CHECKING:
     import tantivy
 
     from nucleo_core.search._engine import Engine
+    from nucleo_core.search.semantic import Embedder
 
 __all__ = ["FIELD_WEIGHTS", "SYNONYM_WEIGHT", "ToolIndex"]
 
@@ -79,6 +83,8 @@ _COMPACT_SHARE = 0.25
 _COMPACT_MINIMUM = 64
 #: How many hits beyond ``limit`` are fetched, so that ties at the cut are broken by name.
 _TIE_MARGIN = 8
+#: How deep each ranking goes before they are fused (semantic ranking only).
+_FUSION_DEPTH = 50
 #: Suggestions closer than this (0..1, difflib's ratio or the share of shared words) only.
 _SUGGESTION_CUTOFF = 0.5
 _SUGGESTION_POOL = 24
@@ -110,15 +116,38 @@ class ToolIndex:
 
     Args:
         specs: The tools to index.
+        embedder: Adds semantic ranking (the ``semantic`` extra, e.g.
+            ``nucleo_core.search.semantic.MiniLMEmbedder()``): each tool's name and
+            description are embedded as they are added, each query as it is searched, and
+            the cosine ranking is fused with the lexical one by reciprocal rank. ``None``
+            (the default): lexical only, nothing beyond tantivy loaded.
 
     Raises:
         ToolRecordError: A record cannot be read as a tool (nothing is indexed).
     """
 
-    __slots__ = ("_by_id", "_engine", "_entries", "_lock", "_next_id", "_removed")
+    __slots__ = (
+        "_by_id",
+        "_embedder",
+        "_engine",
+        "_entries",
+        "_lock",
+        "_matrix",
+        "_next_id",
+        "_removed",
+        "_vectors",
+    )
 
-    def __init__(self, specs: Iterable[ToolRecord] = ()) -> None:
+    def __init__(
+        self, specs: Iterable[ToolRecord] = (), *, embedder: Embedder | None = None
+    ) -> None:
         self._lock = threading.RLock()
+        # Semantic ranking, when an embedder is given (the optional extra): each tool's unit
+        # vector by name, and the matrix of them all (rebuilt at the first search after a
+        # change), fused with the lexical ranking (`nucleo_core.search.semantic`).
+        self._embedder = embedder
+        self._vectors: dict[str, Any] = {}
+        self._matrix: tuple[list[str], Any] | None = None
         self._entries: dict[str, _Entry] = {}
         self._by_id: dict[int, str] = {}
         self._next_id = 0
@@ -164,6 +193,8 @@ class ToolIndex:
         # time, cost more CPU and, on a busy machine, more time).
         read = read_records(specs)
         texts = [tool_text(spec) for spec in read]
+        embedder = self._embedder
+        vectors = embedder.embed([_meaning(spec) for spec in read]) if embedder and read else None
         with self._lock:
             engine = self._engine_now()
             for spec, text in zip(read, texts, strict=True):
@@ -178,6 +209,9 @@ class ToolIndex:
                 self._entries[name] = _Entry(doc_id, spec, text)
                 self._by_id[doc_id] = name
                 engine.add(doc_id, text)
+            if vectors is not None:
+                self._vectors.update(zip((spec.name for spec in read), vectors, strict=True))
+                self._matrix = None
             self._compact_if_worn()
 
     def remove(self, names: Iterable[str]) -> int:
@@ -199,6 +233,8 @@ class ToolIndex:
                     continue
                 engine.delete(entry.doc_id)
                 del self._by_id[entry.doc_id]
+                if self._vectors.pop(name, None) is not None:
+                    self._matrix = None
                 removed += 1
             self._removed += removed
             self._compact_if_worn()
@@ -236,11 +272,16 @@ class ToolIndex:
         if not isinstance(query, str):
             raise TypeError(f"query must be text (str), not {type(query).__name__}")
         limit = _checked_limit(limit)
+        embedder = self._embedder
+        meant = embedder.embed([query[:MAX_QUERY_CHARS]])[0] if embedder and query.strip() else None
         with self._lock:
             if not self._entries:
                 return []
             engine = self._engine_now()
-            ranked = self._ranked(engine, _ranking_query(engine, query_words(query)), limit)
+            if meant is None:
+                ranked = self._ranked(engine, _ranking_query(engine, query_words(query)), limit)
+            else:
+                ranked = self._fused(engine, query, meant, limit)
             return [
                 ToolSearchHit(name=name, score=score, spec=self._entries[name].spec)
                 for score, name in ranked
@@ -284,6 +325,29 @@ class ToolIndex:
                 if closeness >= _SUGGESTION_CUTOFF:
                     scored.append((-closeness, candidate))
             return [candidate for _, candidate in sorted(scored)[:limit]]
+
+    def _fused(self, engine: Engine, query: str, meant: Any, limit: int) -> list[tuple[float, str]]:
+        """The lexical and the semantic rankings' reciprocal rank fusion (`semantic.fuse`)."""
+        from nucleo_core.search.semantic import _numpy, fuse
+
+        depth = max(limit, _FUSION_DEPTH)
+        lexical = [
+            name
+            for _, name in self._ranked(engine, _ranking_query(engine, query_words(query)), depth)
+        ]
+        matrix = self._matrix
+        if matrix is None:
+            names = list(self._vectors)
+            rows = _numpy().stack([self._vectors[name] for name in names]) if names else None
+            matrix = self._matrix = (names, rows)
+        names, rows = matrix
+        semantic: list[str] = []
+        if rows is not None:
+            similarity = rows @ meant
+            count = min(depth, len(names))
+            best = similarity.argpartition(-count)[-count:]
+            semantic = [names[i] for i in sorted(best, key=lambda i: (-similarity[i], names[i]))]
+        return fuse([lexical, semantic], limit)
 
     def _engine_now(self) -> Engine:
         if self._engine is None:
@@ -369,3 +433,14 @@ def _checked_limit(limit: int) -> int:
     if not 1 <= limit <= _MAX_LIMIT:
         raise ValueError(f"limit must be between 1 and {_MAX_LIMIT}")
     return limit
+
+
+def _meaning(spec: ToolSpec) -> str:
+    """What a tool's embedding is made of: its name's words and its description's start."""
+    words = name_words(spec.name)
+    spoken = " ".join(words[:-1] if len(words) > 1 else words)
+    return f"{spoken}: {spec.description[:_MEANING_CHARS]}"
+
+
+#: Characters of a description embedded (the model reads 128 tokens, about 500 characters).
+_MEANING_CHARS = 600
