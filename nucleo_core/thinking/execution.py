@@ -185,15 +185,23 @@ def _aio() -> ModuleType:
 
 @final
 class _Cap:
-    """A turn's concurrency cap: its semaphore made when a call first runs as a task."""
+    """A turn's concurrency cap: its semaphore, made when a call first runs as a task.
 
-    __slots__ = ("_limit", "_semaphore")
+    A turn of ``calls`` calls, each run once, has at most that many running at once: when
+    they are no more than ``limit`` the cap is never reached, and no call waits on it (`get`
+    answers ``None``).
+    """
 
-    def __init__(self, limit: int) -> None:
+    __slots__ = ("_limit", "_needed", "_semaphore")
+
+    def __init__(self, limit: int, calls: int) -> None:
         self._limit = limit
+        self._needed = calls > limit
         self._semaphore: asyncio.Semaphore | None = None
 
-    def get(self) -> asyncio.Semaphore:
+    def get(self) -> asyncio.Semaphore | None:
+        if not self._needed:
+            return None
         semaphore = self._semaphore
         if semaphore is None:
             semaphore = self._semaphore = _aio().Semaphore(self._limit)
@@ -209,7 +217,7 @@ def _running(tool: Tool[Any, Any], input: Any) -> Coroutine[Any, Any, Any]:
     if tool.is_async:
         awaitable = tool.run(input)
         if type(awaitable) is CoroutineType:
-            return cast("Coroutine[Any, Any, Any]", awaitable)
+            return awaitable
         return _awaited(awaitable)
     return run_tool(tool, input)
 
@@ -359,8 +367,9 @@ class ToolExecution:
             raise RuntimeError("a ToolExecution runs once; build one per turn")
         self._state = "running"
         # The concurrency cap, made with the first call that runs as a task of its own: a call
-        # run in the turn's own task runs with nothing beside it, under any cap.
-        semaphore = _Cap(self._policy.max_concurrency)
+        # run in the turn's own task runs with nothing beside it, under any cap; a turn of no
+        # more calls than the cap never reaches it.
+        semaphore = _Cap(self._policy.max_concurrency, len(self._calls))
         tasks: dict[int, asyncio.Task[CallOutcome]] = {}
         # Calls cleared but not yet started. Nothing awaits between two submissions except a
         # call that runs alone, so starting them there (or at the end) changes no order: every
@@ -441,7 +450,7 @@ class ToolExecution:
             return self._report
         outcomes = self._outcomes
         report = ExecutionReport(
-            tuple(cast("list[CallOutcome]", outcomes))
+            tuple(outcomes)  # type: ignore[arg-type]  # no None: checked on the next line
             if not any(outcome is None for outcome in outcomes)
             else tuple(
                 outcome if outcome is not None else _not_run(call)
@@ -585,7 +594,8 @@ class ToolExecution:
     ) -> CallOutcome:
         """Run one call under the concurrency cap and its timeout; never raises but cancel.
 
-        ``semaphore`` is ``None`` for a call run in the turn's own task (nothing runs beside it).
+        ``semaphore`` is ``None`` for a call run in the turn's own task (nothing runs beside it)
+        and for the calls of a turn that cannot reach the cap (`_Cap`).
         """
         name = ready.provider.name
         record = self._durable.decided.get(call.id) if self._durable is not None else None
