@@ -253,6 +253,41 @@ def test_a_crashing_permission_hook_denies() -> None:
     assert thinker.ledger.names() == []
 
 
+class _Reads:
+    """A permission hook that reads the arguments it is given, and tries to change them."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, Any], int]] = []
+        self.changed: list[bool] = []
+
+    @hookimpl
+    def nucleo_permission(self, thinker: Any, provider: Any, arguments: Any) -> str | None:
+        self.seen.append((provider.name, dict(arguments), len(arguments)))
+        try:
+            arguments["key"] = "changed"
+        except TypeError:
+            self.changed.append(False)
+        else:
+            self.changed.append(True)
+        return None
+
+
+def test_a_permission_hook_reads_the_validated_input_read_only() -> None:
+    """The door hands the hooks each call's validated input as a read-only mapping."""
+    hub = guarded()
+    reads = _Reads()
+    hub.register_plugin(reads, name="reads")
+    thinker, model = run_with(
+        hub, calls(call("lookup", {"key": "a"}), call("write_record", {"key": "b"}))
+    )
+    assert reads.seen == [("lookup", {"key": "a"}, 1), ("write_record", {"key": "b"}, 1)]
+    assert reads.changed == [False, False]
+    looked_up, wrote = results(model, 1)
+    assert looked_up.content == "a means 42"  # the tool ran on the input as sent
+    assert wrote.content == "wrote b"
+    assert thinker.ledger.names() == ["lookup", "write_record"]
+
+
 def test_a_refused_tool_is_never_asked_about() -> None:
     """The guard decides only what passed the first steps: an unknown name asks no approver."""
     asked: list[ApprovalRequest] = []
