@@ -62,7 +62,10 @@ _STOP_TEXT = (
     "a an and are as at be by can could do does for from how i if in into is it its me my "
     "of on or please should so some than that the their them then there these this those "
     "to too use using want was we were what when where which who will with would "
-    "you your"
+    "you your "
+    # What an apostrophe leaves of a possessive or a contraction ("what's", "don't", "I'm"):
+    # split off as words of their own, they matched every description with a possessive.
+    "s t d ll m re ve"
 )
 STOP_WORDS = tuple(_STOP_TEXT.split())
 

@@ -357,3 +357,15 @@ def test_ties_beyond_the_first_fetch_are_still_broken_by_name() -> None:
     hits = index.search("send a message to a channel", 5)
     assert len({hit.score for hit in hits}) == 1, "the hundred tools tie"
     assert [hit.name for hit in hits] == names[:5]
+
+
+def test_what_an_apostrophe_leaves_matches_nothing() -> None:
+    """"what's" is not a query for every description holding a possessive ("the server's")."""
+    index = ToolIndex(
+        [
+            {"name": "pid", "description": "The server's process id."},
+            {"name": "crypto_get_price", "description": "Get the current price of a coin."},
+        ]
+    )
+    assert [hit.name for hit in index.search("what's bitcoin's price")] == ["crypto_get_price"]
+    assert index.search("what's") == []
