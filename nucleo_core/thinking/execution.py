@@ -366,6 +366,8 @@ class ToolExecution:
         if self._state != "ready":
             raise RuntimeError("a ToolExecution runs once; build one per turn")
         self._state = "running"
+        if len(self._calls) == 1 and self._durable is None and self._observer is None:
+            return await self._run_lone(self._calls[0])
         # The concurrency cap, made with the first call that runs as a task of its own: a call
         # run in the turn's own task runs with nothing beside it, under any cap; a turn of no
         # more calls than the cap never reaches it.
@@ -398,28 +400,14 @@ class ToolExecution:
                     continue
                 self._start(queued, tasks, semaphore)
                 if self._inline(index, tasks):
-                    # In the turn's own task, recorded as a task would be (`_inline_ended`).
-                    try:
-                        outcome = await self._run_call(index, call, ready, None)
-                    except BaseException as exc:
-                        if self._inline_ended(index, call, exc):
-                            raise
-                    else:
-                        self._finish(index, outcome)
+                    await self._run_inline(index, call, ready)
                     continue
                 task = self._task(index, call, ready, semaphore)
                 tasks[index] = task
                 await _aio().wait((task,))
                 self._collect(index, task)
             if len(queued) == 1 and self._inline(queued[0][0], tasks):
-                index, call, ready = queued[0]
-                try:
-                    outcome = await self._run_call(index, call, ready, None)
-                except BaseException as exc:
-                    if self._inline_ended(index, call, exc):
-                        raise
-                else:
-                    self._finish(index, outcome)
+                await self._run_inline(*queued[0])
             elif queued:
                 self._start(queued, tasks, semaphore)
             if tasks:
@@ -430,6 +418,28 @@ class ToolExecution:
                     self._collect(index, task)
         except BaseException:
             await self._stop(tasks)
+            raise
+        finally:
+            self._state = "ended"
+        return self.report()
+
+    async def _run_lone(self, call: ToolCall) -> ExecutionReport:
+        """`run` for a turn of one call that is neither traced nor durable.
+
+        What the loop of `run` does with such a call, without its queue, tasks and cap:
+        submitted, cleared by the door, then run in the turn's own task (nothing runs beside
+        it), its outcome recorded however it ends.
+        """
+        try:
+            if self._on_event is not None:
+                self._emit("submitted", call)
+            ready = self._prepare(call, 0)
+            if isinstance(ready, CallOutcome):
+                self._finish(0, ready)
+            else:
+                await self._run_inline(0, call, ready)
+        except BaseException:
+            await self._stop({})
             raise
         finally:
             self._state = "ended"
@@ -495,21 +505,26 @@ class ToolExecution:
             return False
         return not tasks or all(task.done() for task in tasks.values())
 
-    def _inline_ended(self, index: int, call: ToolCall, exc: BaseException) -> bool:
-        """Record a call run in the turn's own task that raised; whether ``exc`` goes on.
+    async def _run_inline(self, index: int, call: ToolCall, ready: _Ready) -> None:
+        """Run one call in the turn's task, recording what `_collect` would of its task.
 
-        `run` runs such a call with ``_run_call(..., None)`` (no slot of the concurrency cap:
-        nothing else of the turn runs beside it) and records what `_collect` would of its
-        task. A cancelled turn cancels the call where it awaits, as `_stop` would cancel its
-        task; its outcome reads as a cancelled call (not one that never ran) and the
-        cancellation goes on. An exception no call may raise is recorded as the call's
-        failure; like a task's, only ``KeyboardInterrupt`` and ``SystemExit`` go on from there.
+        It takes no slot of the concurrency cap: nothing else of the turn runs beside it. A
+        cancelled turn cancels the call where it awaits, as `_stop` would cancel its task; its
+        outcome reads as a cancelled call (not one that never ran) and the cancellation goes
+        on. An exception no call may raise is recorded as the call's failure; like a task's,
+        only ``KeyboardInterrupt`` and ``SystemExit`` go on from there.
         """
-        if isinstance(exc, _aio().CancelledError):
-            self._finish(index, self._cancelled_outcome(index, call))
-            return True
-        self._finish(index, self._failed_outcome(index, call, exc))
-        return isinstance(exc, KeyboardInterrupt | SystemExit)
+        try:
+            outcome = await self._run_call(index, call, ready, None)
+        except BaseException as exc:
+            if isinstance(exc, _aio().CancelledError):
+                self._finish(index, self._cancelled_outcome(index, call))
+                raise
+            self._finish(index, self._failed_outcome(index, call, exc))
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+        else:
+            self._finish(index, outcome)
 
     def _settle(self, index: int, call: ToolCall) -> bool:
         """Answer a resumed call its stored state settles without running; ``True`` if so.

@@ -609,6 +609,29 @@ def test_a_call_past_its_timeout_becomes_a_timeout_error_result() -> None:
     assert isinstance(report.outcomes[0].error, TimeoutError)
 
 
+def test_a_turns_only_call_keeps_its_timeout_once_it_suspends() -> None:
+    """The only call of a turn (run in the turn's task) is held to its timeout when it waits."""
+
+    async def hang(input: Mapping[str, Any]) -> str:
+        await asyncio.Event().wait()  # never set
+        return "unreachable"
+
+    async def nap(input: Mapping[str, Any]) -> str:
+        await asyncio.sleep(0)
+        return "rested"
+
+    slow, brief = Fake("slow", hang), Fake("brief", nap)
+    policy = ExecutionPolicy(timeout=5.0, per_tool_timeouts={"slow": 0.01})
+    hung = ToolExecution([call_of(slow, "1")], check=checker(slow), parent=None, policy=policy)
+    (result,) = run(hung).results
+    assert statuses(hung) == [CallStatus.TIMEOUT]
+    assert "0.01 s" in result.content
+    rested = ToolExecution([call_of(brief, "1")], check=checker(brief), parent=None, policy=policy)
+    (result,) = run(rested).results
+    assert statuses(rested) == [CallStatus.OK]
+    assert result.content == "rested"
+
+
 def test_a_tool_raising_timeout_error_itself_is_a_failure_not_a_timeout() -> None:
     """A TimeoutError from the tool's own work is a failure: the policy's deadline did not pass."""
 
@@ -753,6 +776,40 @@ def test_the_report_is_refused_while_running_and_the_execution_runs_once() -> No
             await execution.run()
 
     asyncio.run(scenario())
+
+
+def test_cancelling_a_turn_of_one_call_cancels_the_call_and_answers_it() -> None:
+    """A turn's only call runs in the turn's own task: cancelled there, it reads as cancelled."""
+    blocker = Fake("blocker")
+    stopped: list[bool] = []
+
+    async def scenario() -> ToolExecution:
+        running, never = asyncio.Event(), asyncio.Event()
+
+        async def block(input: Mapping[str, Any]) -> str:
+            running.set()
+            try:
+                await never.wait()
+            except asyncio.CancelledError:
+                stopped.append(True)
+                raise
+            return "unreachable"
+
+        blocker.behaviour = block
+        execution = ToolExecution([call_of(blocker, "1")], check=checker(blocker), parent=None)
+        task = asyncio.create_task(execution.run())
+        await running.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return execution
+
+    execution = asyncio.run(scenario())
+    assert stopped == [True]  # the tool itself was cancelled where it awaited
+    (result,) = execution.report().results
+    assert statuses(execution) == [CallStatus.CANCELLED]
+    assert result.is_error
+    assert result.content == "Tool 'blocker' was cancelled before it finished."
 
 
 def test_a_turn_answered_in_finally_pairs_even_when_cancelled() -> None:
