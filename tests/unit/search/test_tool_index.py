@@ -360,7 +360,7 @@ def test_ties_beyond_the_first_fetch_are_still_broken_by_name() -> None:
 
 
 def test_what_an_apostrophe_leaves_matches_nothing() -> None:
-    """"what's" is not a query for every description holding a possessive ("the server's")."""
+    """A query's "what's" is not a match for every description with a possessive."""
     index = ToolIndex(
         [
             {"name": "pid", "description": "The server's process id."},
