@@ -443,7 +443,11 @@ class ToolExecution:
             raise
         finally:
             self._state = "ended"
-        return self.report()
+        (outcome,) = self._outcomes
+        if outcome is None:  # cannot be: every way through above records the call
+            return self.report()
+        self._report = ExecutionReport((outcome,))
+        return self._report
 
     def report(self) -> ExecutionReport:
         """The report: one outcome per call, in order.
