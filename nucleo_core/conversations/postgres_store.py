@@ -3,8 +3,15 @@
 Imported only when a ``postgresql://`` store URL is used (it imports ``psycopg``).
 
 - **The same journal**: the tables of `SQLiteConversationStore` (prefixed ``nucleo_``), the
-  same JSON records; every journal call is one transaction on a pooled connection, committed
-  (``synchronous_commit`` as the server has it, on by default) before it returns.
+  same JSON records; every journal call is one transaction, committed (``synchronous_commit``
+  as the server has it, on by default) before it returns. A call on a conversation this store
+  holds runs on the hold's own session, pipelined (its statements and its commit sent at once:
+  one round trip to the server); so a write can only commit while the writer's lock is held
+  (a session that ended, with its lock, writes nothing more). Other calls borrow a pooled
+  connection.
+- **Opening is one transaction**: `open_for_writing` takes the lock, records the holder, and
+  loads the conversation (or creates it, empty) in one pipelined transaction on the hold's
+  session: a new conversation costs one commit, a stored one none that waits for the disk.
 - **One writer per conversation, across hosts**: `hold` takes a *session-level advisory lock*
   named by the conversation id, on a connection of the hold's own. The server releases such a
   lock when its session ends, however it ends: the holder closing, its process killed (the
@@ -12,7 +19,11 @@ Imported only when a ``postgresql://`` store URL is used (it imports ``psycopg``
   about a minute). So a dead holder is detected through its lock, never guessed from a clock.
   Who holds it (pid, host, since when) is recorded in ``nucleo_writers``, written and read
   under a transaction-level advisory lock of the same conversation, so that a refused opener
-  reads the record of whoever holds the lock, never a half-written or previous one.
+  reads the record of whoever holds the lock, never a half-written or previous one. That table
+  is ``UNLOGGED`` (schema version 2): a record names a live session, and no session outlives
+  the server, so the records need not outlive it either (a crashed server comes back with the
+  table empty and every lock free: the same state). Writing one therefore waits for no flush
+  of the write-ahead log; the conversation's own tables are logged as before.
 - **Schema**: versioned in ``nucleo_schema`` (component ``conversations``), migrated forward
   under an advisory lock by whichever process opens the store first (see `stores.postgres`).
 """
@@ -26,7 +37,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, final
@@ -107,6 +118,9 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         since TEXT NOT NULL
     )
     """,
+    # A writer's record lives as long as its session, which a server crash ends: the table
+    # needs no write-ahead log (taking and releasing a hold then wait for no disk flush).
+    "ALTER TABLE nucleo_writers SET UNLOGGED",
 )
 
 COMPONENT: Final = "conversations"
@@ -127,6 +141,8 @@ class PostgresWriterHold:
         pid: This process's id when the hold was taken.
         host: This host's name.
         since: When the hold was taken (UTC).
+        lock: Serializes the transactions run on ``connection`` (the journal's writes of the
+            conversation, and the release), whichever thread runs them.
     """
 
     conversation_id: str
@@ -135,6 +151,7 @@ class PostgresWriterHold:
     pid: int = field(default_factory=os.getpid)
     host: str = field(default_factory=this_host)
     since: datetime = field(default_factory=lambda: datetime.now(UTC))
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def held(self) -> bool:
@@ -171,6 +188,7 @@ class PostgresConversationStore:
         "_holds",
         "_lock",
         "_migrated",
+        "_writing",
         "path",
         "wait",
     )
@@ -181,6 +199,8 @@ class PostgresConversationStore:
         self._database: PostgresDatabase = database(url)
         self._lock = threading.RLock()
         self._holds: dict[str, PostgresWriterHold] = {}
+        #: The holds by conversation id: the journal writes a held conversation on its session.
+        self._writing: dict[str, PostgresWriterHold] = {}
         self._migrated = False
         self._closed = False
 
@@ -205,8 +225,42 @@ class PostgresConversationStore:
                     self.migrate()
         return self._database
 
-    def _tx(self, doing: str) -> Any:
-        return self._ready().transaction(doing, _store_error)
+    def _tx(self, doing: str, *, pipeline: bool = False) -> Any:
+        return self._ready().transaction(doing, _store_error, pipeline=pipeline)
+
+    @contextlib.contextmanager
+    def _write(self, conversation_id: str, doing: str) -> Iterator[Any]:
+        """A cursor in one transaction writing ``conversation_id``, committed on success.
+
+        On the hold's session when this store holds the conversation (pipelined: the
+        statements and the commit reach the server in one round trip), else on a pooled
+        connection.
+
+        Raises:
+            ConversationStoreError: The transaction failed (and was rolled back), or the
+                hold's session ended (its lock with it): nothing was written.
+        """
+        hold = self._writing.get(conversation_id)
+        if hold is None:
+            with self._tx(doing, pipeline=True) as db:
+                yield db
+            return
+        import psycopg
+
+        with hold.lock:
+            connection = hold.connection
+            if connection is None or connection.closed:
+                raise ConversationStoreError(
+                    f"cannot {doing}: this process's session holding it ended "
+                    f"({self._database.url}), and its writer's lock with it"
+                )
+            try:
+                with connection.pipeline(), connection.transaction():
+                    yield connection.cursor()
+            except psycopg.Error as exc:
+                raise ConversationStoreError(
+                    f"cannot {doing} ({self._database.url}): {exc}"
+                ) from exc
 
     def close(self) -> None:
         """Release every hold; the store cannot be used afterwards (the pool is shared)."""
@@ -236,6 +290,29 @@ class PostgresConversationStore:
             ConversationBusy: Another session holds it (after waiting up to ``wait``).
             ConversationStoreError: The store cannot be reached.
         """
+        return self._take(conversation_id, None)[0]
+
+    def open_for_writing(
+        self, conversation_id: str, *, created: datetime
+    ) -> tuple[PostgresWriterHold, ConversationSnapshot]:
+        """Take the hold of ``conversation_id`` and read it, in one transaction.
+
+        What `hold`, then `load`, then (for a conversation not stored) `create` of an empty
+        one created at ``created`` do, on the hold's session and pipelined: one round trip to
+        take the lock, one to record the holder and read the conversation, and the commit.
+
+        Raises:
+            ConversationBusy: Another session holds it (after waiting up to ``wait``).
+            ConversationStoreError: The store cannot be reached, or holds a corrupt record of
+                the conversation (the hold is given back).
+        """
+        hold, snapshot = self._take(conversation_id, created)
+        assert snapshot is not None
+        return hold, snapshot
+
+    def _take(
+        self, conversation_id: str, created: datetime | None
+    ) -> tuple[PostgresWriterHold, ConversationSnapshot | None]:
         import psycopg
 
         database = self._ready()
@@ -243,7 +320,9 @@ class PostgresConversationStore:
         connection = database.hold_session(_store_error)
         try:
             while True:
-                hold, previous, refusal = self._try_hold(connection, conversation_id)
+                hold, previous, refusal, snapshot = self._try_hold(
+                    connection, conversation_id, created
+                )
                 if hold is not None:
                     break
                 if time.monotonic() >= deadline:
@@ -263,6 +342,7 @@ class PostgresConversationStore:
             raise
         with self._lock:
             self._holds[hold.token] = hold
+            self._writing[conversation_id] = hold
         _HOLDS[hold.token] = hold
         if previous is not None:
             pid, host, since, _ = previous
@@ -275,22 +355,33 @@ class PostgresConversationStore:
                 since,
                 hold.pid,
             )
-        return hold
+        return hold, snapshot
 
     def _try_hold(
-        self, connection: psycopg.Connection[Any], conversation_id: str
-    ) -> tuple[PostgresWriterHold | None, Sequence[Any] | None, ConversationBusy | None]:
-        with connection.transaction():
+        self, connection: psycopg.Connection[Any], conversation_id: str, created: datetime | None
+    ) -> tuple[
+        PostgresWriterHold | None,
+        Sequence[Any] | None,
+        ConversationBusy | None,
+        ConversationSnapshot | None,
+    ]:
+        """One attempt, in one pipelined transaction; with ``created``, read (or create) it too.
+
+        The record is read only once the record lock is taken (each statement of a pipeline
+        reads what was committed when it starts, and they run in order).
+        """
+        with connection.pipeline(), connection.transaction():
             connection.execute("SELECT pg_advisory_xact_lock(%s)", (_record_key(conversation_id),))
-            record = connection.execute(
+            found = connection.execute(
                 "SELECT pid, host, since, token FROM nucleo_writers WHERE conversation_id = %s",
                 (conversation_id,),
-            ).fetchone()
+            )
             row = connection.execute(
                 "SELECT pg_try_advisory_lock(%s)", (_hold_key(conversation_id),)
             ).fetchone()
+            record = found.fetchone()
             if row is None or not row[0]:
-                return None, None, _busy(conversation_id, record)
+                return None, None, _busy(conversation_id, record), None
             hold = PostgresWriterHold(conversation_id=conversation_id, connection=connection)
             connection.execute(
                 "INSERT INTO nucleo_writers (conversation_id, token, pid, host, since) "
@@ -299,22 +390,32 @@ class PostgresConversationStore:
                 "since = excluded.since",
                 (conversation_id, hold.token, hold.pid, hold.host, hold.since.isoformat()),
             )
-        return hold, record, None
+            snapshot = None
+            if created is not None:
+                # Read under the writer's lock: whatever the previous writer committed.
+                snapshot = _read(connection, conversation_id)
+                if snapshot is None:
+                    snapshot = ConversationSnapshot(id=conversation_id, created=created)
+                    _insert_head(connection, snapshot)
+        return hold, record, None, snapshot
 
     def release(self, hold: PostgresWriterHold, *, forget: bool = False) -> None:
         """Give ``hold`` back; never raises (closing its session releases the lock anyway)."""
         del forget  # no lock file to remove
         with self._lock:
             self._holds.pop(hold.token, None)
+            if self._writing.get(hold.conversation_id) is hold:
+                del self._writing[hold.conversation_id]
         _HOLDS.pop(hold.token, None)
-        connection, hold.connection = hold.connection, None
+        with hold.lock:  # a write of the conversation on its session finishes first
+            connection, hold.connection = hold.connection, None
         if connection is None:
             return
         released = False
         try:
             # The record goes in the transaction that releases the lock, under the record
             # lock: no opener sees the lock free with this record still there.
-            with connection.transaction():
+            with connection.pipeline(), connection.transaction():
                 connection.execute(
                     "SELECT pg_advisory_xact_lock(%s)", (_record_key(hold.conversation_id),)
                 )
@@ -356,87 +457,29 @@ class PostgresConversationStore:
         Raises:
             ConversationStoreError: A record of it is corrupt; the message names which.
         """
-        cid = (conversation_id,)
-        with self._tx(f"load conversation {conversation_id}") as db:
+        with self._tx(f"load conversation {conversation_id}", pipeline=True) as db:
+            # One snapshot of every table, however the writer goes on meanwhile.
             db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            db.execute(
-                "SELECT created, summary, carried FROM nucleo_conversations WHERE id = %s", cid
-            )
-            head = db.fetchone()
-            if head is None:
-                return None
-            db.execute(
-                "SELECT position, record FROM nucleo_messages WHERE conversation_id = %s "
-                "ORDER BY position",
-                cid,
-            )
-            messages = db.fetchall()
-            db.execute(
-                "SELECT name, record FROM nucleo_skills WHERE conversation_id = %s "
-                "ORDER BY position",
-                cid,
-            )
-            skills = db.fetchall()
-            db.execute(
-                "SELECT kind, reason, at, position FROM nucleo_markers "
-                "WHERE conversation_id = %s ORDER BY number",
-                cid,
-            )
-            markers = db.fetchall()
-            db.execute(
-                "SELECT key, value FROM nucleo_metadata WHERE conversation_id = %s ORDER BY key",
-                cid,
-            )
-            metadata = db.fetchall()
-            db.execute(
-                "SELECT id, content, media_type, created FROM nucleo_artifacts "
-                "WHERE conversation_id = %s ORDER BY seq",
-                cid,
-            )
-            artifacts = db.fetchall()
-        return _Reader(conversation_id).snapshot(
-            head, messages, skills, markers, metadata, artifacts
-        )
+            return _read(db.connection, conversation_id)
 
     # -- the journal --------------------------------------------------------------------------
 
     def create(self, snapshot: ConversationSnapshot) -> None:
         """Store a new conversation with everything ``snapshot`` holds."""
-        cid = snapshot.id
-        with self._tx(f"create conversation {cid}") as db:
-            db.execute(
-                "INSERT INTO nucleo_conversations (id, created, summary, carried) "
-                "VALUES (%s, %s, %s, %s)",
-                (cid, snapshot.created.isoformat(), snapshot.summary, _carried(snapshot.carried)),
-            )
-            _insert_records(db, cid, 0, [encode_message(m) for m in snapshot.messages])
-            db.executemany(
-                "INSERT INTO nucleo_skills (conversation_id, position, name, record) "
-                "VALUES (%s, %s, %s, %s)",
-                [
-                    (cid, index, name, _skill_record(snapshot.skill_records.get(name)))
-                    for index, name in enumerate(snapshot.skills)
-                ],
-            )
-            _insert_markers(db, cid, snapshot.markers)
-            db.executemany(
-                "INSERT INTO nucleo_metadata (conversation_id, key, value) VALUES (%s, %s, %s)",
-                [(cid, key, _json(value)) for key, value in snapshot.metadata.items()],
-            )
-            for artifact in snapshot.artifacts:
-                _insert_artifact(db, cid, artifact)
+        with self._write(snapshot.id, f"create conversation {snapshot.id}") as db:
+            _insert_head(db, snapshot)
 
     def append_messages(
         self, conversation_id: str, start: int, messages: Sequence[Message]
     ) -> None:
         """Store ``messages`` at positions ``start``, ``start + 1``, ..."""
         records = [encode_message(message) for message in messages]
-        with self._tx(f"append to conversation {conversation_id}") as db:
+        with self._write(conversation_id, f"append to conversation {conversation_id}") as db:
             _insert_records(db, conversation_id, start, records)
 
     def truncate(self, conversation_id: str, keep: int, marker: Marker, marker_index: int) -> None:
         """Drop every message from position ``keep`` on and record ``marker``."""
-        with self._tx(f"roll back conversation {conversation_id}") as db:
+        with self._write(conversation_id, f"roll back conversation {conversation_id}") as db:
             db.execute(
                 "DELETE FROM nucleo_messages WHERE conversation_id = %s AND position >= %s",
                 (conversation_id, keep),
@@ -450,7 +493,9 @@ class PostgresConversationStore:
 
     def add_marker(self, conversation_id: str, index: int, marker: Marker) -> None:
         """Record ``marker`` as the conversation's marker number ``index``."""
-        with self._tx(f"record a marker in conversation {conversation_id}") as db:
+        with self._write(
+            conversation_id, f"record a marker in conversation {conversation_id}"
+        ) as db:
             _insert_marker(db, conversation_id, index, marker)
 
     def add_skill(
@@ -458,7 +503,9 @@ class PostgresConversationStore:
     ) -> None:
         """Record skill ``name`` as the conversation's attached skill number ``index``."""
         encoded = _skill_record(record)
-        with self._tx(f"attach a skill to conversation {conversation_id}") as db:
+        with self._write(
+            conversation_id, f"attach a skill to conversation {conversation_id}"
+        ) as db:
             db.execute(
                 "INSERT INTO nucleo_skills (conversation_id, position, name, record) "
                 "VALUES (%s, %s, %s, %s)",
@@ -468,7 +515,7 @@ class PostgresConversationStore:
     def set_metadata(self, conversation_id: str, key: str, value: object) -> None:
         """Set metadata ``key`` to the JSON value ``value``."""
         encoded = _json(value)
-        with self._tx(f"set metadata of conversation {conversation_id}") as db:
+        with self._write(conversation_id, f"set metadata of conversation {conversation_id}") as db:
             db.execute(
                 "INSERT INTO nucleo_metadata (conversation_id, key, value) VALUES (%s, %s, %s) "
                 "ON CONFLICT (conversation_id, key) DO UPDATE SET value = excluded.value",
@@ -487,7 +534,7 @@ class PostgresConversationStore:
         """Replace every message, the summary, the carried states and the markers at once."""
         records = [encode_message(message) for message in messages]
         carried_record = _carried(carried)
-        with self._tx(f"compact conversation {conversation_id}") as db:
+        with self._write(conversation_id, f"compact conversation {conversation_id}") as db:
             db.execute("DELETE FROM nucleo_messages WHERE conversation_id = %s", (conversation_id,))
             _insert_records(db, conversation_id, 0, records)
             db.execute("DELETE FROM nucleo_markers WHERE conversation_id = %s", (conversation_id,))
@@ -499,7 +546,9 @@ class PostgresConversationStore:
 
     def keep_artifact(self, conversation_id: str, artifact: Artifact) -> None:
         """Store ``artifact`` with the conversation."""
-        with self._tx(f"keep an artifact of conversation {conversation_id}") as db:
+        with self._write(
+            conversation_id, f"keep an artifact of conversation {conversation_id}"
+        ) as db:
             _insert_artifact(db, conversation_id, artifact)
 
     def delete(self, conversation_id: str) -> bool:
@@ -526,8 +575,65 @@ def _busy(conversation_id: str, record: Sequence[Any] | None) -> ConversationBus
     )
 
 
+_READ_HEAD: Final = "SELECT created, summary, carried FROM nucleo_conversations WHERE id = %s"
+_READ_REST: Final = (
+    "SELECT position, record FROM nucleo_messages WHERE conversation_id = %s ORDER BY position",
+    "SELECT name, record FROM nucleo_skills WHERE conversation_id = %s ORDER BY position",
+    "SELECT kind, reason, at, position FROM nucleo_markers WHERE conversation_id = %s "
+    "ORDER BY number",
+    "SELECT key, value FROM nucleo_metadata WHERE conversation_id = %s ORDER BY key",
+    "SELECT id, content, media_type, created FROM nucleo_artifacts WHERE conversation_id = %s "
+    "ORDER BY seq",
+)
+
+
+def _read(connection: psycopg.Connection[Any], cid: str) -> ConversationSnapshot | None:
+    """The stored conversation ``cid`` read on ``connection``, or ``None``.
+
+    In pipeline mode: the head in one round trip, the rest of its tables in one more.
+    """
+    head = connection.execute(_READ_HEAD, (cid,)).fetchone()
+    if head is None:
+        return None
+    cursors = [connection.execute(sql, (cid,)) for sql in _READ_REST]
+    messages, skills, markers, metadata, artifacts = (cursor.fetchall() for cursor in cursors)
+    return _Reader(cid).snapshot(head, messages, skills, markers, metadata, artifacts)
+
+
+def _insert_head(db: Any, snapshot: ConversationSnapshot) -> None:
+    """Insert a new conversation with everything ``snapshot`` holds."""
+    cid = snapshot.id
+    db.execute(
+        "INSERT INTO nucleo_conversations (id, created, summary, carried) VALUES (%s, %s, %s, %s)",
+        (cid, snapshot.created.isoformat(), snapshot.summary, _carried(snapshot.carried)),
+    )
+    _insert_records(db, cid, 0, [encode_message(m) for m in snapshot.messages])
+    if snapshot.skills:
+        db.executemany(
+            "INSERT INTO nucleo_skills (conversation_id, position, name, record) "
+            "VALUES (%s, %s, %s, %s)",
+            [
+                (cid, index, name, _skill_record(snapshot.skill_records.get(name)))
+                for index, name in enumerate(snapshot.skills)
+            ],
+        )
+    _insert_markers(db, cid, snapshot.markers)
+    if snapshot.metadata:
+        db.executemany(
+            "INSERT INTO nucleo_metadata (conversation_id, key, value) VALUES (%s, %s, %s)",
+            [(cid, key, _json(value)) for key, value in snapshot.metadata.items()],
+        )
+    for artifact in snapshot.artifacts:
+        _insert_artifact(db, cid, artifact)
+
+
 def _insert_records(db: Any, cid: str, start: int, records: Sequence[str]) -> None:
-    if records:
+    if len(records) == 1:
+        db.execute(
+            "INSERT INTO nucleo_messages (conversation_id, position, record) VALUES (%s, %s, %s)",
+            (cid, start, records[0]),
+        )
+    elif records:
         db.executemany(
             "INSERT INTO nucleo_messages (conversation_id, position, record) VALUES (%s, %s, %s)",
             [(cid, start + offset, record) for offset, record in enumerate(records)],
@@ -575,6 +681,7 @@ _INHERITED: list[object] = []
 def _forget_inherited_holds() -> None:
     for hold in list(_HOLDS.values()):
         connection, hold.connection = hold.connection, None
+        hold.lock = threading.Lock()  # another thread of the parent may have held it
         if connection is not None:
             _INHERITED.append(connection)
     _HOLDS.clear()

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, final
 
 from nucleo_core.conversations.context import ConversationContext
 from nucleo_core.conversations.errors import ConversationConflict
-from nucleo_core.conversations.journal import ConversationSnapshot
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -132,17 +131,9 @@ class ConversationService:
                 return context
             if durable:
                 store = self._journal()
-                hold = store.hold(conversation_id)
-                try:
-                    snapshot = store.load(conversation_id)
-                    if snapshot is None:
-                        snapshot = ConversationSnapshot(
-                            id=conversation_id, created=datetime.now(UTC)
-                        )
-                        store.create(snapshot)
-                except BaseException:
-                    self._release(store, hold)
-                    raise
+                # The hold, the load and (for a new id) the creation, as the store does them
+                # at once (on PostgreSQL, one transaction).
+                hold, snapshot = store.open_for_writing(conversation_id, created=datetime.now(UTC))
                 context = ConversationContext._restore(snapshot, store)
                 self._keep_hold(conversation_id, hold)
             else:

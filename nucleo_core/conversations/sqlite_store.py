@@ -307,6 +307,28 @@ class SQLiteConversationStore:
             )
         return hold
 
+    def open_for_writing(
+        self, conversation_id: str, *, created: datetime
+    ) -> tuple[WriterHold | None, ConversationSnapshot]:
+        """`hold`, then `load`, then (for a conversation not stored) `create` an empty one.
+
+        Raises:
+            ConversationBusy: Another process, or another store of this process, holds it.
+            ConversationStoreError: The store cannot be used, or holds a corrupt record of the
+                conversation (the hold is given back).
+        """
+        hold = self.hold(conversation_id)
+        try:
+            snapshot = self.load(conversation_id)
+            if snapshot is None:
+                snapshot = ConversationSnapshot(id=conversation_id, created=created)
+                self.create(snapshot)
+        except BaseException:
+            if hold is not None:
+                self.release(hold)
+            raise
+        return hold, snapshot
+
     def release(self, hold: WriterHold, *, forget: bool = False) -> None:
         """Give ``hold`` back; never raises (a failure is logged, and the lock released anyway).
 

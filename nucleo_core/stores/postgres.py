@@ -144,23 +144,27 @@ class PostgresDatabase:
 
     @contextmanager
     def transaction(
-        self, doing: str, error: Callable[[str], Exception]
+        self, doing: str, error: Callable[[str], Exception], *, pipeline: bool = False
     ) -> Iterator[psycopg.Cursor[TupleRow]]:
         """A cursor inside one transaction on a pooled connection, committed on success.
 
         A psycopg error (and a lost connection) rolls the transaction back and raises
         ``error("cannot <doing>: ...")``.
+
+        With ``pipeline``, the connection is in pipeline mode: statements are sent without
+        waiting for each one's answer, up to the first result read (or the commit), so that
+        ``BEGIN``, the writes and ``COMMIT`` cost one round trip to the server. A statement's
+        failure is raised when its result is read, or at the commit, and rolls back all.
         """
         import psycopg
 
         pool = self._get_pool(error)
         try:
-            with (
-                pool.connection() as connection,
-                connection.transaction(),
-                connection.cursor() as cursor,
-            ):
-                yield cursor
+            with pool.connection() as connection, contextlib.ExitStack() as stack:
+                if pipeline:
+                    stack.enter_context(connection.pipeline())
+                stack.enter_context(connection.transaction())
+                yield stack.enter_context(connection.cursor())
         except psycopg.Error as exc:
             raise error(f"cannot {doing} ({self.url}): {exc}") from exc
 

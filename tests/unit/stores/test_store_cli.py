@@ -30,10 +30,11 @@ def test_migrate_then_check_reports_every_concern_current(pg_url: str) -> None:
     """`nucleo store migrate` creates the three concerns' tables; `check` then exits 0."""
     before = run("store", "check", "--store", pg_url)
     assert before.exit_code == 1
-    assert "conversations: version 0 of 1, absent (run `nucleo store migrate`)" in before.output
+    assert "conversations: version 0 of 2, absent (run `nucleo store migrate`)" in before.output
     migrated = run("store", "migrate", "--store", pg_url)
     assert migrated.exit_code == 0, migrated.output
     assert "audit: migrated from version 0 to 1" in migrated.output
+    assert "conversations: migrated from version 0 to 2" in migrated.output
     again = run("store", "migrate", "--store", pg_url)
     assert "approvals: at version 1, nothing to do" in again.output
     checked = run("store", "check", "--json", env={"NUCLEO_STORE_URL": pg_url})
