@@ -108,14 +108,14 @@ class PostgresAuditStore:
         self._ready = True
         return found
 
-    def _tx(self, doing: str) -> Any:
+    def _tx(self, doing: str, *, pipeline: bool = False) -> Any:
         if self._closed:
             raise AuditStoreError(f"the audit store {self._database.url} was closed")
         if not self._ready:
             with self._lock:
                 if not self._ready:
                     self._open()
-        return self._database.transaction(doing, _error)
+        return self._database.transaction(doing, _error, pipeline=pipeline)
 
     def _open(self) -> None:
         if self.create:
@@ -135,7 +135,9 @@ class PostgresAuditStore:
 
     def append(self, contents: Sequence[str], *, durable: bool = False) -> int:
         """Seal and store records of ``contents`` in one transaction; see `AuditStore.append`."""
-        with self._tx("append to the audit store") as db:
+        # Pipelined: the head is read in one round trip (with BEGIN), the rows, the new head
+        # and the commit are sent in one more.
+        with self._tx("append to the audit store", pipeline=True) as db:
             if not durable:
                 db.execute("SET LOCAL synchronous_commit = off")
             # The head row, locked: the next appender waits here until this one commits.

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import psycopg
 import pytest
 from _store_kinds import BACKENDS, store_url
 
@@ -24,6 +25,8 @@ from nucleo_core.conversations import (
     ConversationService,
     ConversationStoreError,
 )
+from nucleo_core.conversations.postgres_store import PostgresConversationStore
+from nucleo_core.conversations.sqlite_store import SQLiteConversationStore
 from nucleo_core.models.messages import Message
 from nucleo_core.stores import parse_store_url
 
@@ -150,3 +153,98 @@ def test_a_store_created_now_records_its_creation_time(service: ConversationServ
     before = datetime.now(UTC)
     context = service.open("t", durable=True)
     assert before <= context.created <= datetime.now(UTC)
+
+
+def _store(target: str) -> SQLiteConversationStore | PostgresConversationStore:
+    if target.startswith("postgresql://"):
+        return PostgresConversationStore(target)
+    return SQLiteConversationStore(target)
+
+
+def test_opening_for_writing_creates_once_and_a_failed_write_keeps_nothing_of_itself(
+    target: str,
+) -> None:
+    """open_for_writing creates an empty conversation once, then reads it back as stored.
+
+    A write that fails (a position taken) keeps none of its rows; the next write commits.
+    """
+    store = _store(target)
+    try:
+        created = datetime.now(UTC)
+        hold, snapshot = store.open_for_writing("w", created=created)
+        assert (snapshot.id, snapshot.created, tuple(snapshot.messages)) == ("w", created, ())
+        store.append_messages("w", 0, [Message.user("one")])
+        with pytest.raises(ConversationStoreError):
+            store.append_messages("w", 0, [Message.user("again"), Message.user("lost")])
+        store.append_messages("w", 1, [Message.assistant("two")])
+        if hold is not None:
+            store.release(hold)  # type: ignore[arg-type]  # the store's own kind
+        hold, again = store.open_for_writing("w", created=datetime.now(UTC))
+        assert [m.text for m in again.messages] == ["one", "two"]
+        assert again.created == created
+        if hold is not None:
+            store.release(hold)  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
+def test_postgres_a_write_after_the_holding_session_ended_is_refused(pg_url: str) -> None:
+    """A writer whose session (and so its lock) ended cannot commit another change.
+
+    The next holder finds what was committed under the lock, and nothing after.
+    """
+    with ConversationService(pg_url) as service:
+        context = service.open("fenced", durable=True)
+        context.append(Message.user("kept"))
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            ended = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' "
+                "AND granted AND database = (SELECT oid FROM pg_database "
+                "WHERE datname = current_database())"
+            ).fetchall()
+        assert ended == [(True,)]
+        with pytest.raises(ConversationStoreError):
+            context.append(Message.assistant("written without the lock"))
+        assert [m.text for m in context.messages] == ["kept"]
+        with ConversationService(pg_url, wait=30.0) as other:
+            again = other.open("fenced", durable=True)
+            assert [m.text for m in again.messages] == ["kept"]
+
+
+def test_postgres_a_version_1_store_migrates_its_writers_table_to_unlogged(
+    pg_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Schema 1 to 2 keeps every row and makes the writers' records unlogged.
+
+    They name live sessions only; a record left by a dead writer is still reported.
+    """
+    from nucleo_core.conversations.postgres_store import MIGRATIONS
+    from nucleo_core.stores.postgres import database
+
+    assert len(MIGRATIONS) == 2
+    database(pg_url).migrate("conversations", MIGRATIONS[:1], ConversationStoreError)
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(
+            "INSERT INTO nucleo_conversations (id, created, carried) "
+            """VALUES ('old', %s, '{"v": 1, "states": []}')""",
+            (datetime.now(UTC).isoformat(),),
+        )
+        admin.execute(
+            "INSERT INTO nucleo_writers (conversation_id, token, pid, host, since) "
+            "VALUES ('old', 'gone', 4242, 'elsewhere', %s)",
+            (datetime.now(UTC).isoformat(),),
+        )
+    with ConversationService(pg_url) as service:
+        context = service.open("old", durable=True)
+        assert context.messages == ()
+        service.close(context)
+    assert "pid 4242 on host elsewhere" in caplog.text
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT relpersistence FROM pg_class WHERE relname = 'nucleo_writers'"
+        ).fetchone()
+        version = admin.execute(
+            "SELECT version FROM nucleo_schema WHERE component = 'conversations'"
+        ).fetchone()
+    assert row == ("u",)
+    assert version == (2,)
