@@ -18,7 +18,7 @@ from nucleo_core.tools.state import state_conversation_id
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
-    from pydantic import BaseModel, ValidationError
+    from pydantic import ValidationError
 
     from nucleo_core.tools.declaration import ToolDeclaration
     from nucleo_core.tools.spec import ToolSpec
@@ -44,7 +44,11 @@ class _Schemas:
 class _Parser:
     """What a call needs, built once on first call: the schemas plus the input model."""
 
-    model: type[BaseModel]
+    # A pydantic model class, or for a function of simple parameters its `SimpleInput` class.
+    model: type[Any]
+    # The model's own validating entry points, looked up once.
+    validate_json: Callable[[str | bytes | bytearray], Any]
+    validate_python: Callable[[Any], Any]
     input_schema: Mapping[str, Any]
     validator: Validator | None
     # pydantic's ValidationError, kept here so that pydantic is imported on first use only.
@@ -92,8 +96,14 @@ class DeclaredToolProvider(ToolProvider):
         return (self._schemas or self._build_schemas()).output_schema
 
     @property
-    def input_type(self) -> type[BaseModel]:
-        """The pydantic model ``parse_input`` returns."""
+    def input_type(self) -> type[Any]:
+        """The input model class ``parse_input`` returns an instance of, built on first need.
+
+        A pydantic model class; for a function tool whose parameters all have simple types
+        (``str``, ``int``, ``float``, ``bool``, a ``Literal``, ``list`` of those, ``X | None``),
+        its `SimpleInput` subclass, validated by the core validator pydantic would build for
+        that model, without the cost of a model class.
+        """
         return (self._parser or self._build_parser()).model
 
     @property
@@ -158,26 +168,25 @@ class DeclaredToolProvider(ToolProvider):
         conversation_id = state_conversation_id(parent, self)
         return states.fresh() if conversation_id is None else states.get(conversation_id)
 
-    def parse_input(self, raw: RawInput) -> BaseModel:
+    def parse_input(self, raw: RawInput) -> Any:
         """Validate a call's input against the published schema and the input model.
 
         Args:
             raw: The JSON text the model sent, or the decoded object.
 
         Returns:
-            The validated input model.
+            The validated input model (an instance of `input_type`).
 
         Raises:
             InvalidToolInput: Names each failing field path and its declared type; the
                 validator's own message, which may quote the input, is only the ``__cause__``.
         """
         built = self._parser or self._build_parser()
-        model = built.model
         if built.validator is None:
             try:
                 if isinstance(raw, _TEXT):
-                    return model.model_validate_json(raw)
-                return model.model_validate(raw if isinstance(raw, dict) else _as_dict(raw))
+                    return built.validate_json(raw)
+                return built.validate_python(raw if isinstance(raw, dict) else _as_dict(raw))
             except built.validation_error as exc:
                 raise _input_errors.from_pydantic(self.name, exc, built.input_schema) from exc
         if isinstance(raw, _TEXT):
@@ -192,7 +201,7 @@ class DeclaredToolProvider(ToolProvider):
             problem = _input_errors.from_jsonschema(self.name, errors, built.input_schema)
             raise problem from errors[0]
         try:
-            return model.model_validate(data)
+            return built.validate_python(data)
         except built.validation_error as exc:
             raise _input_errors.from_pydantic(self.name, exc, built.input_schema) from exc
 
@@ -211,12 +220,17 @@ class DeclaredToolProvider(ToolProvider):
             raise ToolDeclarationError(f"tool '{self.name}'", ["the description is empty"])
 
     @abstractmethod
-    def _input_model(self) -> type[BaseModel]:
-        """Build (or find) the pydantic model of the tool's input; called once."""
+    def _input_model(self) -> type[Any]:
+        """Build (or find) the model class of the tool's input; called once.
+
+        A pydantic model, or a `SimpleInput` class: either has ``model_validate``,
+        ``model_validate_json`` and ``model_json_schema``.
+        """
 
     def _generated_schema(self) -> dict[str, Any]:
         """The input schema before refinement; by default the input model's own."""
-        return self._input_model().model_json_schema()
+        schema: dict[str, Any] = self._input_model().model_json_schema()
+        return schema
 
     @abstractmethod
     def _output_type(self) -> object:
@@ -265,8 +279,11 @@ class DeclaredToolProvider(ToolProvider):
                 return self._parser
             from pydantic import ValidationError as PydanticValidationError
 
+            model = self._input_model()
             self._parser = _Parser(
-                model=self._input_model(),
+                model=model,
+                validate_json=model.model_validate_json,
+                validate_python=model.model_validate,
                 input_schema=schemas.input_schema,
                 validator=schemas.validator,
                 validation_error=PydanticValidationError,

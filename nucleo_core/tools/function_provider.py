@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
 
 from nucleo_core.errors import ToolDeclarationError
-from nucleo_core.tools._simple_schema import simple_input_schema
+from nucleo_core.tools._simple_schema import simple_input_model, simple_input_schema
 from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.decorator import STATE_PARAMETER, declaration_of, describe_target
 from nucleo_core.tools.schema import (
@@ -147,9 +147,11 @@ class FunctionToolProvider(DeclaredToolProvider):
     def _model_name(self) -> str:
         return "".join(part[:1].upper() + part[1:] for part in self.name.split("_")) + "Input"
 
-    def _input_model(self) -> type[BaseModel]:
+    def _input_model(self) -> type[Any]:
         signature = self._signature or self._resolve_signature()
-        return function_input_model(self.function, signature, self._model_name())
+        name = self._model_name()
+        simple = simple_input_model(signature, name, self.function.__module__)
+        return simple or function_input_model(self.function, signature, name)
 
     def _generated_schema(self) -> dict[str, Any]:
         signature = self._signature or self._resolve_signature()
