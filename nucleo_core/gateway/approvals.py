@@ -33,6 +33,7 @@ __all__ = [
     "elicited_approval",
     "file_pending",
     "matching_record",
+    "matching_records",
     "pending_message",
 ]
 
@@ -97,6 +98,24 @@ def matching_record(
         if record.tool == tool and record.bound_to(dict(arguments)):
             return record
     return None
+
+
+def matching_records(
+    store: ApprovalStore, *, key: str, tool: str, arguments: Mapping[str, Any]
+) -> dict[ApprovalStatus, ApprovalRecord]:
+    """The oldest approval of this client (``key``) for exactly this call, of each status.
+
+    One read of the store, where asking `matching_record` for two statuses reads it twice.
+    """
+    found: dict[ApprovalStatus, ApprovalRecord] = {}
+    wanted = dict(arguments)
+    for record in store.list(conversation_id=key):
+        if record.tool != tool:
+            continue
+        status = record.status_at()
+        if status not in found and record.bound_to(wanted):
+            found[status] = record
+    return found
 
 
 def file_pending(

@@ -25,7 +25,12 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import CorrectableError, PermissionDenied, UnknownTool
-from nucleo_core.gateway.approvals import file_pending, matching_record, pending_message
+from nucleo_core.gateway.approvals import (
+    file_pending,
+    matching_record,
+    matching_records,
+    pending_message,
+)
 from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.meta_tools import REQUEST_SKILL, REQUEST_TOOLS
 from nucleo_core.hub.search_tool import SEARCH_TOOLS
@@ -218,9 +223,10 @@ class GatewayClient:
         if name not in listed:
             return CallAnswer(text=str(UnknownTool(listed)))
         raw = dict(arguments)
-        approved = self._stored(name, raw, "approved")
+        stored = self._stored_all(name, raw)
+        approved = stored.get("approved")
         if approved is None and approver is None:
-            waiting = self._stored(name, raw, "pending")
+            waiting = stored.get("pending")
             if waiting is not None:
                 answer = self._still_waiting(name, raw, waiting.id)
                 if answer is not None:
@@ -295,6 +301,16 @@ class GatewayClient:
         except Exception:  # an unreadable store gives no approval (fail closed)
             logger.exception("the approval store could not be read")
             return None
+
+    def _stored_all(self, name: str, raw: Mapping[str, Any]) -> Mapping[ApprovalStatus, Any]:
+        """This call's stored approvals by status, in one read of the store."""
+        try:
+            return matching_records(
+                self._approvals, key=self.approvals_key, tool=name, arguments=raw
+            )
+        except Exception:  # an unreadable store gives no approval (fail closed)
+            logger.exception("the approval store could not be read")
+            return {}
 
     def _call_audit(self) -> Any:
         log: AuditLog | None = self._hub.audit

@@ -203,3 +203,62 @@ def test_the_http_client_entry_points_at_the_endpoint_with_the_token_placeholder
         "url": "http://127.0.0.1:9100/mcp",
         "headers": {"Authorization": "Bearer ${NUCLEO_API_TOKEN}"},
     }
+
+
+def test_one_read_of_the_store_finds_the_call_s_approval_of_each_status(tmp_path: Path) -> None:
+    """The oldest approval per status, of this client, for exactly this tool and arguments."""
+    from datetime import UTC, datetime, timedelta
+
+    from nucleo_core.gateway.approvals import matching_record, matching_records
+    from nucleo_core.guard.approval_store import ApprovalRecord, SQLiteApprovalStore
+    from nucleo_core.guard.audit.canonical import arguments_digest
+
+    store = SQLiteApprovalStore(tmp_path / "approvals.sqlite3")
+    start = datetime.now(UTC) - timedelta(minutes=10)
+    call = {"target": "a"}
+
+    def record(
+        n: int, status: str, *, key: str = "me", tool: str = "wipe", **arguments: str
+    ) -> None:
+        kept = arguments or call
+        store.add(
+            [
+                ApprovalRecord(
+                    id=f"r{n}",
+                    thinker="t",
+                    conversation_id=key,
+                    call_id=f"c{n}",
+                    tool=tool,
+                    source="mcp:main:wipe",
+                    risk="high",
+                    arguments=kept,
+                    arguments_digest=arguments_digest(kept),
+                    requested_at=start + timedelta(seconds=n),
+                    expires_at=start + timedelta(hours=1 if status != "expired" else 0),
+                    status="pending" if status == "expired" else status,  # type: ignore[arg-type]
+                )
+            ]
+        )
+
+    record(1, "approved", key="someone else")
+    record(2, "approved", tool="echo")
+    record(3, "approved", target="b")
+    record(4, "expired")
+    record(5, "consumed")
+    record(6, "pending")
+    record(7, "approved")
+    record(8, "pending")
+    record(9, "approved")
+    found = matching_records(store, key="me", tool="wipe", arguments=call)
+    assert {status: r.id for status, r in found.items()} == {
+        "expired": "r4",
+        "consumed": "r5",
+        "pending": "r6",
+        "approved": "r7",
+    }
+    for status, kept in found.items():  # what one status asked alone finds
+        alone = matching_record(store, key="me", tool="wipe", arguments=call, status=status)
+        assert alone is not None
+        assert alone.id == kept.id
+    assert matching_records(store, key="me", tool="wipe", arguments={"target": "c"}) == {}
+    store.close()
