@@ -90,13 +90,11 @@ async def stdio_transport(
         MemoryObjectSendStream[SessionMessage | Exception],
         MemoryObjectReceiveStream[SessionMessage | Exception],
     ] = anyio.create_memory_object_stream(0)
-    outgoing: tuple[
-        MemoryObjectSendStream[SessionMessage], MemoryObjectReceiveStream[SessionMessage]
-    ] = anyio.create_memory_object_stream(0)
     read_writer, read_stream = incoming
-    write_stream, write_reader = outgoing
+    assert process.stdin is not None
+    # The server's stdin is written as each message is sent: no task, nor stream, between.
+    write_stream = _ServerInput(process.stdin, parameters.encoding, on_broken=read_writer.close)
     read_done = anyio.Event()
-    write_done = anyio.Event()
     stopping = anyio.Event()
 
     async def read() -> None:
@@ -118,20 +116,6 @@ async def stdio_transport(
             # pipe and misses its chance to exit; ends when the pipe closes or is closed.
             await _drain(process)
 
-    async def write() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_reader:
-                async for message in write_reader:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send((data + "\n").encode(parameters.encoding))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            # The server stopped reading (it exited): end the session rather than let a
-            # request wait forever for an answer.
-            read_writer.close()
-        finally:
-            write_done.set()
-
     async def watch() -> None:
         """Once the server exits, stop its group, so that the session hears the end."""
         while process.returncode is None:
@@ -147,7 +131,6 @@ async def stdio_transport(
 
     async with anyio.create_task_group() as group:
         group.start_soon(read)
-        group.start_soon(write)
         group.start_soon(watch)
         try:
             yield read_stream, write_stream
@@ -156,21 +139,20 @@ async def stdio_transport(
             # running; every wait inside is bounded.
             stopping.set()
             with anyio.CancelScope(shield=True):
-                await _stop(process, read_stream, write_stream, write_done)
+                await _stop(process, read_stream, write_stream)
             group.cancel_scope.cancel()
 
 
 async def _stop(
     process: anyio.abc.Process,
     read_stream: MemoryObjectReceiveStream[SessionMessage | Exception],
-    write_stream: MemoryObjectSendStream[SessionMessage],
-    write_done: anyio.Event,
+    write_stream: _ServerInput,
 ) -> None:
     """The MCP shutdown (stdin closed, a grace period), then the whole group stopped."""
     read_stream.close()
     write_stream.close()
     with anyio.move_on_after(FLUSH_GRACE):
-        await write_done.wait()
+        await write_stream.settled()
     assert process.stdin is not None
     assert process.stdout is not None
     await _close(process.stdin)
@@ -184,6 +166,60 @@ async def _stop(
         # Until its pipes close; bounded, for a process that left the group on purpose (a
         # daemon) can hold them open.
         await process.wait()
+
+
+class _ServerInput:
+    """The server's stdin as the client's write stream (the SDK's ``WriteStream``).
+
+    Each message is serialized and written in the sender's own task, one whole line at once
+    (two never interleave); ``send`` waits while the server reads slower than it is written
+    to. A server that stopped reading (it exited) ends the session: the read side is closed,
+    so that a request does not wait forever for its answer.
+    """
+
+    def __init__(
+        self, stdin: anyio.abc.ByteSendStream, encoding: str, *, on_broken: Callable[[], None]
+    ) -> None:
+        self._stdin = stdin
+        self._encoding = encoding
+        self._on_broken = on_broken
+        self._closed = False
+        self._sending = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    async def send(self, message: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+        if self._sending == 0:
+            self._idle = anyio.Event()
+        self._sending += 1
+        try:
+            await self._stdin.send((data + "\n").encode(self._encoding))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
+            self._on_broken()
+            raise anyio.BrokenResourceError from exc
+        finally:
+            self._sending -= 1
+            if self._sending == 0:
+                self._idle.set()
+
+    async def settled(self) -> None:
+        """Until no message is being written."""
+        await self._idle.wait()
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> _ServerInput:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 async def stop_group(group: int) -> None:
