@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -31,6 +32,7 @@ __all__ = [
     "function_input_model",
     "function_signature",
     "output_schema_for",
+    "parameter_docs",
     "refine_schema",
 ]
 
@@ -127,6 +129,105 @@ def docstring_description(doc: str | None, target: str = "a tool") -> str:
     return docstring_parts(doc, target)[0]
 
 
+#: The section titles docstring_parser's Google parser knows, in its order, and its title line.
+_PARSER_TITLES = (
+    "Arguments",
+    "Args",
+    "Parameters",
+    "Params",
+    "Raises",
+    "Exceptions",
+    "Except",
+    "Attributes",
+    "Example",
+    "Examples",
+    "Returns",
+    "Yields",
+)
+_TITLE_LINE = re.compile(
+    "^(" + "|".join(f"({title})" for title in _PARSER_TITLES) + "):[ \t\r\f\v]*$", re.M
+)
+_PARAMETER_TITLES = frozenset({"Arguments", "Args", "Parameters", "Params"})
+#: Sections docstring_parser reads as one block, which it never refuses.
+_BLOCK_TITLES = frozenset({"Example", "Examples", "Returns", "Yields"})
+_UNINDENTED_LINE = re.compile(r"\n\S")
+_LEADING_SPACE = re.compile(r"^\s*")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parameter_docs(doc: str | None, target: str = "a tool") -> dict[str, str]:
+    """The per-parameter descriptions of a docstring's ``Args`` section.
+
+    The same answer as ``docstring_parts(doc)[1]``. A catalog reads thousands of docstrings,
+    and docstring_parser is most of a function tool's schema: a docstring whose sections are
+    an ``Args`` section of ``name: description`` entries and, besides it, only ``Returns``,
+    ``Yields`` or ``Example(s)`` is read here, splitting and cleaning each entry exactly as
+    docstring_parser does; any other docstring gets the full parse.
+
+    Raises:
+        ToolDeclarationError: The sections cannot be read (``target`` names the tool).
+    """
+    if not doc or not doc.strip():
+        return {}
+    cleaned = inspect.cleandoc(doc)
+    if not any(header in cleaned for header in _SECTION_HEADERS):
+        return {}
+    quick = _quick_parameter_docs(cleaned)
+    return quick if quick is not None else _parse_sections(cleaned, target)[1]
+
+
+def _quick_parameter_docs(cleaned: str) -> dict[str, str] | None:
+    """docstring_parser's parameter descriptions of ``cleaned``, or ``None``: parse it fully."""
+    if "\n" in cleaned and _UNINDENTED_LINE.search(cleaned) is None:
+        # docstring_parser cleans the text again, which then dedents every line but the first.
+        return None
+    titles = list(_TITLE_LINE.finditer(cleaned))
+    params: dict[str, str] | None = None
+    for index, title in enumerate(titles):
+        name = title.group(1)
+        if name in _BLOCK_TITLES:
+            continue
+        if name not in _PARAMETER_TITLES or params is not None:
+            return None  # a section docstring_parser may refuse, or two parameter sections
+        end = titles[index + 1].start() if index + 1 < len(titles) else len(cleaned)
+        details = cleaned[title.end() : end]
+        unindented = _UNINDENTED_LINE.search(details)
+        if unindented is not None:
+            details = details[: unindented.start()]
+        params = _quick_entries(details.strip("\n"))
+        if params is None:
+            return None
+    return params if params is not None else {}
+
+
+def _quick_entries(chunk: str) -> dict[str, str] | None:
+    """The ``name: description`` entries of a parameter section, read as docstring_parser does."""
+    indent = _LEADING_SPACE.match(chunk)
+    if indent is None or not indent.group() or "\n" in indent.group():
+        return None
+    starts = list(re.finditer("^" + re.escape(indent.group()) + r"(?=\S)", chunk, flags=re.M))
+    if not starts or starts[0].start() != 0:
+        return None
+    params: dict[str, str] = {}
+    for index, start in enumerate(starts):
+        end = starts[index + 1].start() if index + 1 < len(starts) else len(chunk)
+        part = chunk[start.end() : end].strip("\n")
+        if ":" not in part:
+            return None
+        before, description = part.split(":", 1)
+        if _IDENTIFIER.fullmatch(before) is None:
+            return None  # a typed entry, ``name (int):``, or something odder
+        if description:
+            description = description[1:] if description[0] == " " else description
+            if "\n" in description:
+                first_line, rest = description.split("\n", 1)
+                description = first_line + "\n" + inspect.cleandoc(rest)
+            description = description.strip("\n")
+        if description:
+            params[before] = description
+    return params
+
+
 @functools.lru_cache(maxsize=512)
 def _parse_sections(cleaned: str, target: str) -> tuple[str, dict[str, str]]:
     import docstring_parser
@@ -165,7 +266,7 @@ def function_signature(fn: Callable[..., Any]) -> FunctionSignature:
                 "it names at module level"
             ],
         ) from exc
-    _, param_docs = docstring_parts(fn.__doc__, describe_target(fn))
+    param_docs = parameter_docs(fn.__doc__, describe_target(fn))
     reserved = _reserved_names()
     parameters: list[FunctionParameter] = []
     seat: tuple[str, str | None] | None = None
