@@ -46,7 +46,9 @@ def requester_of(thinker: Any) -> Requester:
         chain.append(above)
         above = getattr(above, "_delegator", None)
     identity = tuple((id(parent), type(parent)) for parent in chain) if chain else ()
-    outside = _outside(thinker)
+    outside = getattr(thinker, "_requested_for", ())
+    if type(outside) is not tuple or outside:  # the common case, nobody outside, checks nothing
+        outside = _outside(thinker)
     key = id(thinker)
     kept = _KEPT.get(key)
     if (

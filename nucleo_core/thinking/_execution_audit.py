@@ -9,19 +9,24 @@ before the tool runs, so a crash cannot hide that the call began; other records 
 
 The start and finish of a call (the records every call makes) are written without an
 `AuditEvent`: from parts kept per tool (`CallAudit._fast_tail`) and, for an ``auto`` call,
-when their batch is stored (`AuditLog._record_later`), in one loop rather than between calls.
-A test holds them equal to what an event of the same fields writes.
+when their batch is stored (`AuditLog._record_deferred`), in one loop rather than between
+calls; its finish joins its start in the queue (`AuditLog._follow`) when nothing was
+recorded between them, so that the two take one entry. A test holds them equal to what an
+event of the same fields writes.
 """
 
 from __future__ import annotations
 
 import logging
-import math
+import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring as _text
 from typing import TYPE_CHECKING, Any
 
+from nucleo_core.guard.audit.canonical import canonical_json as _canonical_json
+from nucleo_core.guard.audit.records import time_text
+from nucleo_core.plugins.decision import Decision
 from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
 
 if TYPE_CHECKING:
@@ -39,9 +44,18 @@ logger = logging.getLogger("nucleo.guard")
 
 #: The decisions whose ``call_start`` is committed before the tool runs.
 _DURABLE_START = frozenset({"notify", "confirm"})
+# The longest duration (seconds) whose text `_seconds_text` writes; a longer one is an event's.
+_LONGEST = 1e6
+# A call's finish, for `_CallRecords`: when (ns), its decision, outcome, reason and duration (ns).
+_Finish = tuple[int, "str | None", str, "str | None", int]
+# A decision as its call records write it (keyed by the `Decision`, a str, or by its name).
+_SAID_DECISION: dict[str | None, str] = {
+    None: "",
+    **{decision.value: f',"decision":"{decision.value}"' for decision in Decision},
+}
 
 # The tools' parts of call records (see `CallAudit._fast_tail`), by provider and rule.
-_TAILS: dict[tuple[int, str | None], tuple[ToolProvider, str]] = {}
+_TAILS: dict[tuple[int, str | None], tuple[ToolProvider, str, str]] = {}
 _MAX_TAILS = 4096
 
 
@@ -53,15 +67,17 @@ class CallAudit:
         requester: Who asked (the thinker, its conversation, its parents).
     """
 
-    __slots__ = ("_digests", "_keep_arguments", "_log", "_requester", "_said_by")
+    __slots__ = ("_digests", "_keep_arguments", "_last", "_log", "_requester", "_said_by")
 
     def __init__(self, log: AuditLog, requester: Requester) -> None:
         self._log = log
         self._requester = requester
         # Each call's arguments are digested once, for all of its records.
         self._digests: dict[str, tuple[object, str]] = {}
-        self._keep_arguments = log.record_arguments
+        self._keep_arguments = log._record_arguments
         self._said_by = ',"requester":' + requester._json
+        # The last call started with its records deferred: its finish may join them.
+        self._last: _CallRecords | None = None
 
     def permission(
         self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision
@@ -72,7 +88,8 @@ class CallAudit:
         decision and rule), so it is not written twice; a ``confirm`` is written here, before
         its approval is asked.
         """
-        if decided.decision.value in ("auto", "notify"):
+        decision = decided.decision
+        if decision is Decision.AUTO or decision is Decision.NOTIFY:
             return
         self._record(
             self._event(
@@ -182,8 +199,20 @@ class CallAudit:
             AuditStoreError: A start that must be committed first could not be: the call must
                 not run.
         """
-        decision = decided.decision.value if decided is not None else None
-        rule = decided.decided_by if decided is not None else None
+        decision: str | None = None
+        rule: str | None = None
+        if decided is not None:
+            rule = decided.decided_by
+            if decided.decision is Decision.AUTO and not self._keep_arguments:
+                # The common case: written with its batch (see `_CallRecords`).
+                start = (decided.decision, rule)
+                records = self._last = _CallRecords(self, call, provider, start)
+                try:
+                    self._log._enqueue(records, False)
+                except Exception:
+                    logger.exception("the audit log could not take a call_start record")
+                return
+            decision = decided.decision.value
         if decision in _DURABLE_START:
             head = self._fast_head(call)
             if head is not None:
@@ -194,9 +223,8 @@ class CallAudit:
                 self._log.record(event, durable=True)
         elif self._keep_arguments:
             self._record(self._event("call_start", call, provider, decision=decision, rule=rule))
-        else:
-            # The common case: written with its batch (see `_start_parts`).
-            self._later(_start_parts, (self, call, provider, decision, rule), "call_start")
+        else:  # no guard decided: written with its batch too
+            self._defer(_CallRecords(self, call, provider, (decision, rule)), "call_start")
 
     def finished(
         self,
@@ -209,22 +237,28 @@ class CallAudit:
         """How ``outcome.call`` ended; ``internal``: it failed before its tool ran."""
         error = outcome.error
         call = outcome.call
-        decision = decided.decision.value if decided is not None else None
-        said = _outcome(outcome, internal=internal)
-        reason = outcome.result.content if outcome.status is not CallStatus.OK else None
-        duration = outcome.duration
-        if (
-            error is None
-            and provider is not None
-            and not self._keep_arguments
-            and type(duration) is float
-            and 0.0 <= duration < math.inf
-            and (reason is None or type(reason) is str)
-        ):
-            # The common case: written with its batch (see `_finish_parts`).
-            what = (self, call, provider, decision, said, reason, duration)
-            self._later(_finish_parts, what, "call_finish")
-            return
+        decision = decided.decision if decided is not None else None
+        if outcome.status is CallStatus.OK:
+            said = "tool_error" if outcome.result.is_error else "ok"
+            reason = None
+        else:
+            said = _outcome(outcome, internal=internal)
+            reason = outcome.result.content
+        duration: Any = outcome.duration
+        if type(duration) is float and 0.0 <= duration < _LONGEST:
+            # Recorded to the nanosecond: its text is then written from the whole number
+            # (`_seconds_text`), which costs less than a float's shortest repr.
+            nanoseconds = int(duration * 1e9 + 0.5)
+            duration = nanoseconds / 1e9
+            if (
+                error is None
+                and provider is not None
+                and not self._keep_arguments
+                and (reason is None or type(reason) is str)
+            ):
+                then = (time.time_ns(), decision, said, reason, nanoseconds)
+                self._finish_later(call, provider, then)
+                return
         from nucleo_core.guard.audit.events import DeveloperDetails
 
         self._record(
@@ -232,13 +266,27 @@ class CallAudit:
                 "call_finish",
                 call,
                 provider,
-                decision=decision,
+                decision=decision.value if decision is not None else None,
                 outcome=said,
                 reason=reason,
                 duration=duration,
                 developer=DeveloperDetails.from_exception(error) if error is not None else None,
             )
         )
+
+    def _finish_later(self, call: ToolCall, provider: ToolProvider, then: _Finish) -> None:
+        """Queue ``call``'s finish, written with its batch (see `_CallRecords`).
+
+        It joins the call's start when nothing was queued after that (`AuditLog._follow`).
+        """
+        last = self._last
+        if last is not None and last.call is call:
+            self._last = None
+            if self._log._follow(last, then):
+                return
+        records = _CallRecords(self, call, provider, None)
+        records.then = then
+        self._defer(records, "call_finish")
 
     # -- building and writing -------------------------------------------------------------------
 
@@ -266,7 +314,8 @@ class CallAudit:
         model sent, which the record leaves out as an event does); an event writes the rest:
         arguments kept in full, or with no canonical form (the log reports that).
         """
-        if not isinstance(call.raw_input, Mapping):
+        arguments = call.raw_input
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             return '{"at":"'
         digest = self._digest(call)
         if digest is None or self._keep_arguments:
@@ -280,10 +329,10 @@ class CallAudit:
         # Kept with the arguments it digests: two calls sharing an id never share a digest.
         if kept is not None and kept[0] is arguments:
             return kept[1]
-        if not isinstance(arguments, Mapping):
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             return None
         try:
-            digest = _arguments_digest(arguments)
+            digest: str = _sha256(_canonical_json(arguments).encode()).hexdigest()
         except Exception:  # no canonical form: the log says so when it records
             return None
         self._digests[call.id] = (arguments, digest)
@@ -297,20 +346,7 @@ class CallAudit:
         call of a tool under a rule, written once and kept across runs; a test holds the
         records so written equal to `content_parts`'.
         """
-        key = (id(provider), rule)
-        kept = _TAILS.get(key)
-        # Kept with the provider it was written from, so that a recycled id never finds it.
-        if kept is None or kept[0] is not provider:
-            tail = ""
-            if provider.risk_declared:
-                tail += ',"risk":' + _text(provider.risk.value)
-            if rule is not None:
-                tail += ',"rule":' + _text(rule)
-            tail += f',"source":{_text(provider.source)},"tool":{_text(provider.name)}}}'
-            if len(_TAILS) >= _MAX_TAILS:
-                _TAILS.clear()  # a bound, not a policy: they are cheap to write again
-            kept = _TAILS[key] = (provider, tail)
-        return self._said_by + kept[1]
+        return self._said_by + _tails(provider, rule)[0]
 
     def _event(
         self, kind: Any, call: ToolCall, provider: ToolProvider | None, **fields: Any
@@ -332,10 +368,12 @@ class CallAudit:
             **fields,
         )
 
-    def _later(self, write: Any, what: tuple[Any, ...], kind: str) -> None:
-        """Record what ``write(what)`` writes with its batch; a failing log is reported."""
+    def _defer(self, records: _CallRecords, kind: str) -> None:
+        """Queue ``records``, written with their batch; a failing log is reported."""
+        if records.start is not None:
+            self._last = records
         try:
-            self._log._record_later(write, what)
+            self._log._record_deferred(records)
         except Exception:
             logger.exception("the audit log could not take a %s record", kind)
 
@@ -347,6 +385,25 @@ class CallAudit:
             logger.exception("the audit log could not take a %s record", event.kind)
 
 
+def _tails(provider: ToolProvider, rule: str | None) -> tuple[str, str]:
+    """A call's records' content after ``requester``: the start's (with ``rule``), the finish's.
+
+    ``risk``, ``rule`` and ``source`` and ``tool``, the same for every call of a tool under a
+    rule: written once and kept across runs (see `CallAudit._fast_tail`).
+    """
+    key = (id(provider), rule)
+    kept = _TAILS.get(key)
+    # Kept with the provider it was written from, so that a recycled id never finds it.
+    if kept is None or kept[0] is not provider:
+        risk = ',"risk":' + _text(provider.risk.value) if provider.risk_declared else ""
+        said_rule = "" if rule is None else ',"rule":' + _text(rule)
+        what = f',"source":{_text(provider.source)},"tool":{_text(provider.name)}}}'
+        if len(_TAILS) >= _MAX_TAILS:
+            _TAILS.clear()  # a bound, not a policy: they are cheap to write again
+        kept = _TAILS[key] = (provider, risk + said_rule + what, risk + what)
+    return kept[1], kept[2]
+
+
 def _start_tail(
     audit: CallAudit, call: ToolCall, provider: ToolProvider, decision: str | None, rule: str | None
 ) -> str:
@@ -356,52 +413,124 @@ def _start_tail(
     )
 
 
-def _start_parts(what: tuple[Any, ...]) -> tuple[str, str]:
-    """A ``call_start``'s content, but its time, written with its batch; never raises.
+class _CallRecords:
+    """A call's ``call_start``, its ``call_finish``, or both, written when their batch is stored.
 
-    Written from the call, its tool and the decision, none of which changes once the call
-    started: the same text an `AuditEvent` of them gives (a test holds them equal).
+    Written from the call, its tool, the decision and the outcome, none of which changes once
+    recorded: the same text an `AuditEvent` of them gives (a test holds them equal). Each
+    record is written on its own, and never raises: a field of an unexpected type still
+    leaves a record saying at least what it was.
+
+    Attributes:
+        at: When the call started (or, with no start, finished), in ns since the epoch.
+        start: The start's decision and rule, or ``None`` for a finish alone.
+        then: The finish: its time, decision, outcome, reason and duration; ``None`` until it
+            is known (`AuditLog._follow`).
     """
-    audit, call, provider, decision, rule = what
-    try:
-        return _head_of(audit, call), _start_tail(audit, call, provider, decision, rule)
-    except Exception:  # a field of an unexpected type: the record says at least what it was
-        logger.exception("the audit record of a call_start could not be written in full")
-        return '{"at":"', '","kind":"call_start"}'
 
+    __slots__ = ("at", "audit", "call", "provider", "start", "then")
 
-def _finish_parts(what: tuple[Any, ...]) -> tuple[str, str]:
-    """A ``call_finish``'s content, but its time, written with its batch; never raises."""
-    audit, call, provider, decision, said, reason, duration = what
-    said_decision = "" if decision is None else f',"decision":"{decision}"'
-    try:
-        said_reason = "" if reason is None else ',"reason":' + _text(reason)
-        tail = (
-            f'","call_id":{_text(call.id)}{said_decision},"duration":{duration!r},'
-            f'"kind":"call_finish","outcome":"{said}"{said_reason}'
-            + audit._fast_tail(provider, None)
-        )
-        return _head_of(audit, call), tail
-    except Exception:  # a field of an unexpected type: the record says at least what it was
-        logger.exception("the audit record of a call_finish could not be written in full")
-        return '{"at":"', f'","kind":"call_finish","outcome":"{said}"}}'
+    def __init__(
+        self,
+        audit: CallAudit,
+        call: ToolCall,
+        provider: ToolProvider,
+        start: tuple[str | None, str | None] | None,
+    ) -> None:
+        self.at = time.time_ns()
+        self.audit = audit
+        self.call = call
+        self.provider = provider
+        self.start = start
+        self.then: _Finish | None = None
+
+    def count(self) -> int:
+        """How many records `write` writes: one or two."""
+        return (self.start is not None) + (self.then is not None)
+
+    def write(self, add: Any) -> None:
+        """Pass the start's content, then the finish's, to ``add``."""
+        audit, call, start, then = self.audit, self.call, self.start, self.then
+        try:
+            head = _head_of(audit, call)
+            called = _text(call.id)
+            tails = _tails(self.provider, None if start is None else start[1])
+        except Exception:  # a field of an unexpected type: each record says what it was
+            logger.exception("the audit records of call %r could not be written in full", call.id)
+            tails = None
+        if start is not None:
+            if tails is None:
+                add(f'{{"at":"{time_text(self.at)}","kind":"call_start"}}')
+            else:
+                said = _SAID_DECISION[start[0]]
+                add(
+                    f'{head}{time_text(self.at)}","call_id":{called}{said},"kind":"call_start"'
+                    f"{audit._said_by}{tails[0]}"
+                )
+        if then is None:
+            return
+        at, decision, outcome, reason, duration = then
+        try:
+            if tails is None:
+                raise TypeError("the call's fields")
+            said = _SAID_DECISION[decision]
+            said_reason = "" if reason is None else ',"reason":' + _text(reason)
+            add(
+                f'{head}{time_text(at)}","call_id":{called}{said},"duration":{_seconds_text(duration)},'
+                f'"kind":"call_finish","outcome":"{outcome}"{said_reason}{audit._said_by}'
+                f"{tails[1]}"
+            )
+        except Exception:
+            if tails is not None:
+                logger.exception("the audit record of a call_finish could not be written in full")
+            add(f'{{"at":"{time_text(at)}","kind":"call_finish","outcome":"{outcome}"}}')
 
 
 def _head_of(audit: CallAudit, call: ToolCall) -> str:
-    head = audit._fast_head(call)
-    if head is None:  # arguments with no canonical form: recorded without their digest
+    """A call record's content up to its time: the arguments' digest (`CallAudit._fast_head`)."""
+    arguments = call.raw_input
+    if type(arguments) is not dict and not isinstance(arguments, Mapping):
+        return '{"at":"'  # the text a model sent: no digest, as an event writes it
+    kept = audit._digests.get(call.id)
+    digest = kept[1] if kept is not None and kept[0] is arguments else audit._digest(call)
+    if digest is None:  # arguments with no canonical form: recorded without their digest
         logger.warning("the arguments of call %s have no canonical JSON form", call.id)
         return '{"at":"'
-    return head
+    return f'{{"arguments_digest":"{digest}","at":"'
 
 
-def _arguments_digest(arguments: object) -> str:
-    """`arguments_digest`, its module imported on the first call, not on every one."""
-    global _arguments_digest
-    from nucleo_core.guard.audit.canonical import arguments_digest
+def _seconds_text(nanoseconds: int) -> str:
+    """``repr(nanoseconds / 1e9)``, as canonical JSON writes that float, from the whole number.
 
-    _arguments_digest = arguments_digest
-    return arguments_digest(arguments)
+    The shortest repr of ``k / 1e9`` (for ``0 <= k < 10**15``) is the decimal ``k * 10**-9``
+    itself: written here from ``k``'s digits, in repr's form (an exponent below ``1e-4``), at
+    a fraction of the cost of a float's repr. A test holds the two equal.
+    """
+    if not nanoseconds:
+        return "0.0"
+    digits = str(nanoseconds)
+    point = len(digits) - 9  # where the decimal point falls, counted from the first digit
+    digits = digits.rstrip("0")
+    if point < -3:
+        rest = "." + digits[1:] if len(digits) > 1 else ""
+        return f"{digits[0]}{rest}e-{1 - point:02d}"
+    if point <= 0:
+        return "0." + "0" * -point + digits
+    if point >= len(digits):
+        return digits + "0" * (point - len(digits)) + ".0"
+    return digits[:point] + "." + digits[point:]
+
+
+def _first_sha256(data: bytes) -> Any:
+    """`hashlib.sha256`, imported on the first digest, not with the module."""
+    global _sha256
+    import hashlib
+
+    _sha256 = hashlib.sha256
+    return hashlib.sha256(data)
+
+
+_sha256: Callable[[bytes], Any] = _first_sha256
 
 
 def _outcome(outcome: CallOutcome, *, internal: bool) -> str:

@@ -2,7 +2,8 @@
 
 `AuditLog.record` is cheap: it writes the event's content (all but its time), stamps it with
 the time and queues it; the call door's records of ``auto`` calls are queued cheaper still,
-stamped at the call and written with their batch (`AuditLog._record_later`). The queue is
+stamped at the call and written with their batch (`AuditLog._record_deferred`), a call's
+finish joining its start in the queue when nothing was queued between them. The queue is
 stored in batches, one transaction per batch, the records sealed (numbered and chained) in
 one pass inside it, with no ``fsync`` per batch: by the caller whose record fills a batch of
 ``batch_size``, and, for a store on disk, by a writer thread once the oldest queued record
@@ -30,7 +31,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Any, Final, cast, final
+from typing import Any, Final, Protocol, cast, final
 
 from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditStoreError
@@ -50,9 +51,30 @@ DEFAULT_FLUSH_INTERVAL: Final = 0.2
 #: How many records may wait before `record` stores them itself (and raises if it cannot).
 DEFAULT_MAX_PENDING: Final = 20_000
 
-# A queued record: when (ns since the epoch), and its content before and after the time; or,
-# for a record written when stored (`AuditLog._record_later`), the writer and what it reads.
-_Queued = tuple[int, "str | Callable[[Any], tuple[str, str]]", Any]
+
+class Deferred(Protocol):
+    """Records queued unwritten, their contents written when their batch is stored.
+
+    `AuditLog._record_deferred` queues one; `AuditLog._follow` may set its ``then`` (more to
+    write after what it holds) while it is the last thing queued. `write` must not raise, and
+    must read only what does not change once recorded; `count` says how many records it
+    writes.
+    """
+
+    then: Any
+
+    def write(self, add: Callable[[str], object]) -> None:
+        """Pass each record's content, in order, to ``add``."""
+        ...
+
+    def count(self) -> int:
+        """How many records `write` writes."""
+        ...
+
+
+# A queued record: when (ns since the epoch), and its content before and after the time; or
+# records written when their batch is stored (`Deferred`).
+_Queued = tuple[int, str, str] | Deferred
 
 _OPEN: weakref.WeakSet[AuditLog] = weakref.WeakSet()
 
@@ -206,14 +228,27 @@ class AuditLog:
         """
         self._enqueue((time.time_ns(), head, tail), durable)
 
-    def _record_later(self, write: Callable[[Any], tuple[str, str]], what: Any) -> None:
-        """Record, stamped now, the content whose parts ``write(what)`` gives when stored.
+    def _record_deferred(self, records: Deferred) -> None:
+        """Queue ``records``, their contents written (`Deferred.write`) when they are stored.
 
         For the call door's records of ``auto`` calls: written with their batch, in one tight
-        loop, rather than one by one between calls. ``write`` must not raise, and must read
-        only what does not change once recorded (the call, its tool, its outcome).
+        loop, rather than one by one between calls; they carry their own times.
         """
-        self._enqueue((time.time_ns(), write, what), False)
+        self._enqueue(records, False)
+
+    def _follow(self, records: Deferred, then: Any) -> bool:
+        """Set ``records.then`` if ``records`` is still the last thing queued, unwritten.
+
+        A call's finish joins its start so when nothing was recorded between them: they are
+        written one after the other either way, and the queue takes one entry, not two.
+        Returns whether it did; if not, the caller records ``then`` on its own.
+        """
+        with self._lock:
+            pending = self._pending
+            if pending and pending[-1] is records and not self._closed:
+                records.then = then
+                return True
+        return False
 
     def _enqueue(self, queued: _Queued, durable: bool) -> None:
         if durable:
@@ -263,8 +298,9 @@ class AuditLog:
                 excess = len(self._pending) - cast("int", self._lazy_bound)
                 if excess <= 0:
                     return
+                forgotten = self._pending[:excess]
                 del self._pending[:excess]
-            store.skip(excess)
+            store.skip(_count(forgotten))
 
     def flush(self) -> None:
         """Store every queued record now, and sync the store to disk.
@@ -394,11 +430,18 @@ class AuditLog:
 def _entries(batch: list[_Queued]) -> list[str]:
     contents: list[str] = []
     add = contents.append
-    for at, head, tail in batch:
-        if not isinstance(head, str):
-            head, tail = head(tail)  # a record written now, with its batch
-        add(head + time_text(at) + tail)
+    for queued in batch:
+        if type(queued) is tuple:
+            at, head, tail = queued
+            add(head + time_text(at) + tail)
+        else:
+            cast("Deferred", queued).write(add)  # records written now, with their batch
     return contents
+
+
+def _count(batch: list[_Queued]) -> int:
+    """How many records ``batch`` holds."""
+    return sum(1 if type(queued) is tuple else cast("Deferred", queued).count() for queued in batch)
 
 
 @atexit.register

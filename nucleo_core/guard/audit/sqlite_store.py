@@ -6,6 +6,12 @@ Imported only when a store is opened, so that ``import nucleo_core`` never impor
   survives a crash of the process (the operating system holds it) without an ``fsync`` per
   batch; an append with ``durable=True`` is committed with ``synchronous=FULL``, so it (and
   every append before it) is on disk before it returns. `flush` syncs what was committed.
+- **Checkpoints**: the write-ahead log is copied into the database file (and both synced) by a
+  thread of the store's own, on a connection of its own, once about 4 MiB were appended since
+  the last one, rather than by the append that happens to fill it (SQLite's automatic
+  checkpoint, off on the appending connection): an append never waits for that copy and its
+  syncs. Should that thread fall behind by four times as much (or fail), the next append
+  checkpoints itself, so the log never grows without end.
 - **One chain, many writers**: each append is one ``BEGIN IMMEDIATE`` transaction that reads
   the head (the last sequence number and digest), seals the entries after it, inserts them
   and moves the head; SQLite lets one writer at a time in, so appends from several threads or
@@ -27,6 +33,8 @@ Imported only when a store is opened, so that ``import nucleo_core`` never impor
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -38,7 +46,6 @@ from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.records import (
     GENESIS_DIGEST,
     AuditRecord,
-    chain_digest,
     format_time,
     record_from_row,
 )
@@ -46,6 +53,8 @@ from nucleo_core.guard.audit.store import AuditQuery, follow_records
 from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
 
 __all__ = ["SCHEMA_VERSION", "SQLiteAuditStore"]
+
+logger = logging.getLogger("nucleo.guard.audit")
 
 #: The schema this module writes; a file of a later version is refused.
 SCHEMA_VERSION = 2
@@ -99,6 +108,11 @@ def _insert(rows: int) -> str:
 
 
 _COLUMNS = "sequence, content, prev_digest, digest"
+# Bytes appended (records' contents, and a row's digests and numbers) between checkpoints,
+# about SQLite's own 1,000 pages; past `_CHECKPOINT_LATE` times as much, an append checkpoints.
+_CHECKPOINT_BYTES = 4 << 20
+_CHECKPOINT_LATE = 4
+_ROW_BYTES = 160
 # Rows read per query: a reader holds the connection's lock for one page at a time.
 _PAGE = 500
 
@@ -114,7 +128,17 @@ class SQLiteAuditStore:
         timeout: How long an append waits for another writer, in seconds.
     """
 
-    __slots__ = ("_closed", "_connection", "_create", "_lock", "_synchronous", "_timeout", "path")
+    __slots__ = (
+        "_checkpointer",
+        "_closed",
+        "_connection",
+        "_create",
+        "_lock",
+        "_synchronous",
+        "_timeout",
+        "_unchecked",
+        "path",
+    )
 
     def __init__(
         self, path: str | os.PathLike[str], *, create: bool = True, timeout: float = 10.0
@@ -126,6 +150,9 @@ class SQLiteAuditStore:
         self._closed = False
         self._lock = threading.RLock()
         self._synchronous = "NORMAL"
+        # Bytes appended since the last checkpoint, and the thread that makes them.
+        self._unchecked = 0
+        self._checkpointer: _Checkpointer | None = None
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -143,13 +170,18 @@ class SQLiteAuditStore:
                     sequence, digest = self._head(connection)
                     if contents:
                         # The chain is sealed here, in one pass, inside the transaction that
-                        # read the head: a writer in another process cannot fork it.
+                        # read the head: a writer in another process cannot fork it. Each
+                        # digest is `chain_digest`'s, written out in the loop.
+                        sha256 = hashlib.sha256
                         rows: list[object] = []
+                        size = 0
                         for content in contents:
                             sequence += 1
                             previous = digest
-                            digest = chain_digest(sequence, previous, content)
+                            text = f"{sequence}\n{previous}\n{content}".encode()
+                            digest = sha256(text).hexdigest()
                             rows += (sequence, content, previous, digest)
+                            size += len(text)
                         for start in range(0, len(rows), 4 * _CHUNK):
                             chunk = rows[start : start + 4 * _CHUNK]
                             connection.execute(_insert(len(chunk) // 4), chunk)
@@ -164,11 +196,29 @@ class SQLiteAuditStore:
                     if connection.in_transaction:
                         connection.execute("ROLLBACK")
                     raise
+                if contents:
+                    self._appended(connection, size + _ROW_BYTES * len(contents))
             except sqlite3.Error as exc:
                 raise AuditStoreError(
                     f"cannot append to the audit store {self.path}: {exc}"
                 ) from exc
             return sequence
+
+    def _appended(self, connection: sqlite3.Connection, size: int) -> None:
+        """Count ``size`` appended bytes; past the mark, have the log checkpointed."""
+        unchecked = self._unchecked = self._unchecked + size
+        if unchecked < _CHECKPOINT_BYTES:
+            return
+        if unchecked >= _CHECKPOINT_BYTES * _CHECKPOINT_LATE:
+            # The thread fell behind (or failed): this append copies the log itself.
+            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._unchecked = 0
+            return
+        checkpointer = self._checkpointer
+        if checkpointer is None:
+            checkpointer = self._checkpointer = _Checkpointer(self.path, self._timeout)
+        if checkpointer.request():
+            self._unchecked = 0
 
     def flush(self) -> None:
         """Sync every committed append to disk (a checkpoint of the write-ahead log)."""
@@ -253,13 +303,19 @@ class SQLiteAuditStore:
         """Close the connection; the store cannot be used afterwards."""
         with self._lock:
             self._closed = True
+            checkpointer, self._checkpointer = self._checkpointer, None
+            if checkpointer is not None:
+                checkpointer.stop()
             connection, self._connection = self._connection, None
             if connection is not None:
-                connection.close()
+                connection.close()  # the last connection to close checkpoints the log
 
     def __del__(self) -> None:
         # A store dropped without `close` closes its connection here, so that Python 3.13+
         # does not warn about it; every append was committed already.
+        checkpointer = getattr(self, "_checkpointer", None)
+        if checkpointer is not None:
+            checkpointer.stop(wait=False)
         connection = getattr(self, "_connection", None)
         if connection is not None:
             connection.close()
@@ -286,6 +342,8 @@ class SQLiteAuditStore:
         try:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=NORMAL")
+            # Checkpoints are made by the store's own thread (`_Checkpointer`), not by an append.
+            connection.execute("PRAGMA wal_autocheckpoint=0")
             self._synchronous = "NORMAL"
             self._migrate(connection)
         except BaseException as exc:
@@ -338,3 +396,66 @@ class SQLiteAuditStore:
     def _head(connection: sqlite3.Connection) -> tuple[int, str]:
         row = connection.execute("SELECT sequence, digest FROM audit_head WHERE id = 1").fetchone()
         return (0, GENESIS_DIGEST) if row is None else (int(row[0]), str(row[1]))
+
+
+@final
+class _Checkpointer:
+    """A daemon thread that checkpoints a store's write-ahead log when asked, on its own connection.
+
+    A ``PASSIVE`` checkpoint copies what it can without waiting for readers or writers, and
+    SQLite runs it without the GIL: an append goes on meanwhile, and the calling thread never
+    waits for the copy or its syncs. A failure is logged and tried again at the next request.
+    """
+
+    __slots__ = ("_asked", "_path", "_stopping", "_thread", "_timeout")
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self._path = path
+        self._timeout = timeout
+        self._asked = threading.Event()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    def request(self) -> bool:
+        """Ask for a checkpoint; whether the thread will make one (``False``: it is busy)."""
+        if self._stopping:
+            return False
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._run, name="nucleo-audit-checkpoint", daemon=True
+            )
+            self._thread.start()
+        if self._asked.is_set():
+            return False  # the last request is not taken yet
+        self._asked.set()
+        return True
+
+    def stop(self, *, wait: bool = True) -> None:
+        """End the thread (after the checkpoint it is making, if any)."""
+        self._stopping = True
+        self._asked.set()
+        thread = self._thread
+        if wait and thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _run(self) -> None:
+        connection: sqlite3.Connection | None = None
+        try:
+            while True:
+                self._asked.wait()
+                if self._stopping:
+                    return
+                self._asked.clear()
+                try:
+                    if connection is None:
+                        connection = sqlite3.connect(
+                            self._path, timeout=self._timeout, isolation_level=None
+                        )
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error as exc:
+                    logger.warning(
+                        "the audit store %s could not be checkpointed: %s", self._path, exc
+                    )
+        finally:
+            if connection is not None:
+                connection.close()

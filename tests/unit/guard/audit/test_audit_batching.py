@@ -1,9 +1,10 @@
 """The audit's cheap paths: call records written from kept parts, batches, bounded memory, schema 1.
 
 The call door writes a call's start and finish from parts it keeps per tool instead of through
-an `AuditEvent`; those records must be exactly what an event would have made. A memory store
-keeps a bounded window whose chain still verifies; a SQLite file of the first schema (filter
-columns generated in the table) is still read, appended to and verified.
+an `AuditEvent`; those records must be exactly what an event would have made, in order, whether
+a finish joined its start's entry in the queue or not. A memory store keeps a bounded window
+whose chain still verifies; a SQLite file of the first schema (filter columns generated in the
+table) is still read, appended to and verified; the SQLite store checkpoints on its own thread.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nucleo_core import tool
 from nucleo_core.guard.audit import (
@@ -29,7 +33,7 @@ from nucleo_core.guard.permission import PermissionDecision
 from nucleo_core.hub._audit import requester_of
 from nucleo_core.models import ToolResultBlock
 from nucleo_core.plugins.decision import Decision
-from nucleo_core.thinking._execution_audit import CallAudit
+from nucleo_core.thinking._execution_audit import CallAudit, _seconds_text
 from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
 from nucleo_core.thinking.tool_call import ToolCall
 from nucleo_core.tools.providers import provider_for
@@ -235,3 +239,103 @@ def test_a_call_whose_arguments_have_no_canonical_form_is_still_recorded() -> No
         ("call_finish", "c1", None),
     ]
     assert log.verify().ok
+
+
+def _outcome_of(call: ToolCall, duration: float = 0.25) -> CallOutcome:
+    result = ToolResultBlock(tool_use_id=call.id, content="ok", is_error=False)
+    return CallOutcome(call=call, status=CallStatus.OK, result=result, duration=duration)
+
+
+def _as_an_event_writes(records: list[Any]) -> None:
+    for record in records:
+        head, tail = content_parts(_event_of(record), record.arguments_digest, None)
+        assert record.content == head + json.loads(record.content)["at"] + tail
+
+
+AUTO = PermissionDecision(decision=Decision.AUTO, reason="", decided_by="default:risk=low")
+
+
+def test_a_finish_joins_its_start_in_the_queue_only_when_nothing_came_between() -> None:
+    """Records keep their order whether a call's finish joined its start's entry or not."""
+    log = AuditLog(MemoryAuditStore(), batch_size=1000)
+    audit = CallAudit(log, requester_of(Asker()))
+    provider = provider_for(peek)
+    first, second, third = (
+        ToolCall(id=f"c{n}", name="peek", raw_input={"key": str(n)}) for n in range(3)
+    )
+    audit.started(first, provider, AUTO)
+    audit.finished(_outcome_of(first), provider, AUTO)
+    assert len(log._pending) == 1  # the finish joined its start
+    audit.started(second, provider, AUTO)
+    audit.started(third, provider, AUTO)  # the two run side by side
+    audit.finished(_outcome_of(second), provider, AUTO)
+    log.record(AuditEvent(kind="grant", tool="late"))
+    audit.finished(_outcome_of(third), provider, AUTO)
+    assert len(log._pending) == 6
+    records = list(log.read())
+    assert [(r.kind, r.call_id or r.tool) for r in records] == [
+        ("call_start", "c0"),
+        ("call_finish", "c0"),
+        ("call_start", "c1"),
+        ("call_start", "c2"),
+        ("call_finish", "c1"),
+        ("grant", "late"),
+        ("call_finish", "c2"),
+    ]
+    _as_an_event_writes([r for r in records if r.kind != "grant"])
+    assert log.verify().ok
+
+
+def test_a_start_already_stored_gets_its_finish_as_a_record_of_its_own(tmp_path: Path) -> None:
+    """A start stored (a read, a flush) before its call finished is not reopened."""
+    log = AuditLog(SQLiteAuditStore(tmp_path / "audit.sqlite3"))
+    audit = CallAudit(log, requester_of(Asker()))
+    provider = provider_for(peek)
+    call = ToolCall(id="c1", name="peek", raw_input={"key": "k"})
+    audit.started(call, provider, AUTO)
+    assert [r.kind for r in log.read()] == ["call_start"]
+    audit.finished(_outcome_of(call), provider, AUTO)
+    records = list(log.read())
+    assert [r.kind for r in records] == ["call_start", "call_finish"]
+    _as_an_event_writes(records)
+    assert log.verify().ok
+    log.close()
+
+
+@given(st.integers(min_value=0, max_value=10**15 - 1))
+def test_a_duration_s_text_is_the_repr_canonical_json_writes(nanoseconds: int) -> None:
+    """The call records' duration text, written from whole nanoseconds, is the float's repr."""
+    assert _seconds_text(nanoseconds) == repr(nanoseconds / 1e9)
+    assert json.loads(_seconds_text(nanoseconds)) == nanoseconds / 1e9
+
+
+def test_a_call_s_duration_is_recorded_to_the_nanosecond() -> None:
+    """The finish holds the duration rounded to whole nanoseconds, on either path."""
+    provider = provider_for(peek)
+    measured = 0.123456789123
+    durations = []
+    for keep in (False, True):  # written from parts; through an event (arguments kept)
+        log = AuditLog(MemoryAuditStore(), record_arguments=keep)
+        audit = CallAudit(log, requester_of(Asker()))
+        call = ToolCall(id="c1", name="peek", raw_input={"key": "k"})
+        audit.finished(_outcome_of(call, measured), provider, None)
+        durations += [r.duration for r in log.read()]
+    assert durations == [0.123456789, 0.123456789]
+
+
+def test_the_write_ahead_log_is_checkpointed_by_the_store_s_own_thread(tmp_path: Path) -> None:
+    """Past a few MiB appended, a thread of the store copies the log into the database file."""
+    path = tmp_path / "audit.sqlite3"
+    store = SQLiteAuditStore(path)
+    content = json.dumps({"at": "2025-01-01T00:00:00.000000Z", "kind": "grant", "tool": "x" * 900})
+    for _ in range(6):
+        store.append([content] * 1000)  # about 6 MiB in all
+    deadline = time.monotonic() + 60
+    while path.stat().st_size < 4 << 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert path.stat().st_size >= 4 << 20  # the pages are in the database file, not only the log
+    assert any(t.name == "nucleo-audit-checkpoint" for t in threading.enumerate())
+    assert store.verify().ok
+    store.close()
+    assert store._checkpointer is None
+    assert not Path(f"{path}-wal").exists()  # the last connection closed checkpointed the rest
