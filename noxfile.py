@@ -62,7 +62,9 @@ def docs(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
     """Benchmarks side by side with the peers, measured in one run; prints figures and ratios."""
-    session.install(".[mcp]", *BENCH_PEERS)  # (j) measures MCP calls against the MCP SDK
+    # Every section's needs: (j) and (m) call MCP servers through the MCP SDK, (n) runs workers on
+    # a PostgreSQL store (psycopg; the server binaries come from the system, as for the tests).
+    session.install(".[mcp,postgres]", *BENCH_PEERS)
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 
