@@ -29,7 +29,13 @@ from nucleo_core.demo.thinkers import (
     PlanReviewer,
 )
 from nucleo_core.demo.tools import ACTIVITY, send_invitations
-from nucleo_core.errors import MisuseError, ResponseError, RunPaused, ThinkerIterationLimit
+from nucleo_core.errors import (
+    MisuseError,
+    ModelConnectionError,
+    ResponseError,
+    RunPaused,
+    ThinkerIterationLimit,
+)
 from nucleo_core.guard.approval_store import MemoryApprovalStore
 from nucleo_core.hub import ToolHub
 from nucleo_core.models import ModelCatalog, ModelEntry
@@ -116,9 +122,10 @@ async def run_demo(
         ModelNotConfigured: The seat cannot be resolved, or its SDK or key is missing.
         ModelError: The model provider failed.
 
-    A thinker that reaches its turn limit, or whose answers stay unusable, does not end the
-    demo: it is told as stopped (`DemoRun.stopped`), the reviewer reviews what there is, and the
-    transcripts and the steps not shown are told as on any other run.
+    A thinker that reaches its turn limit, whose answers stay unusable, or whose model does
+    not answer within the entry's deadline (or timeout), does not end the demo: it is told as
+    stopped (`DemoRun.stopped`), the reviewer reviews what there is, and the transcripts and
+    the steps not shown are told as on any other run. A server that cannot be reached ends it.
     """
     scripted = catalog is None
     seats = scripted_catalog() if catalog is None else catalog
@@ -222,11 +229,27 @@ async def _answer_of(
         return await thinker.run(
             objective, conversation_id=conversation_id, durable=conversation_id is not None
         )
-    except (ThinkerIterationLimit, ResponseError) as exc:
+    except (ThinkerIterationLimit, ResponseError, ModelConnectionError) as exc:
+        if isinstance(exc, ModelConnectionError) and not _timed_out(exc):
+            raise  # the server cannot be reached: the demo ends with its one Error line
         why = f"{exc}; its transcript shows every turn it took"
         stopped[name] = why
         narrator.say(name, "stopped", f"stopped without an answer: {why}")
         return ""
+
+
+def _timed_out(error: BaseException) -> bool:
+    """Whether ``error`` came of a timeout: the exchange's deadline, or an attempt's timeout.
+
+    A model that answers too slowly for its entry's bounds is the model's way, like a turn
+    limit: told as the thinker stopped, and the demo goes on.
+    """
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, TimeoutError) or "Timeout" in type(seen).__name__:
+            return True
+        seen = seen.__cause__
+    return False
 
 
 async def _host_answer(

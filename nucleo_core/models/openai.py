@@ -50,8 +50,8 @@ How failures are told and retried:
   is read as `complete` reads it: its text arrives as one delta.
 - A stream offering tools that ends before its first chunk (llama-cpp-python's server cannot
   stream a tool call its model chose, and ends the stream empty) is asked again unstreamed, with
-  a warning, and so is every later request with tools to that client: its text then arrives as
-  one delta.
+  a warning, and so is every later request with tools to that client that lets the model call
+  them (``tool_choice`` other than ``"none"``): its text then arrives as one delta.
 - A stream that goes on past the budget (more chunks carrying answer than ``max_tokens``: a
   server that ignores the field, as llama-cpp-python's does when tools are offered) is closed
   there and read as cut off (``length``), with a warning, so the escalation ceiling holds.
@@ -306,7 +306,7 @@ class OpenAIChatClient:
                 yield event
 
     async def _stream_once(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
-        if request.tools and not self._stream_tools:
+        if request.tools and request.tool_choice != "none" and not self._stream_tools:
             async for event in self._whole(request):
                 yield event
             return

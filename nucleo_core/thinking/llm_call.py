@@ -65,6 +65,12 @@ class LLMCall(Generic[AnswerT]):
       `ResponseCorrection` budget; when it is spent a parse failure raises
       `ResponseParseError` and a validation failure `ResponseValidationError`, so no caller
       ever receives an answer lacking a required field.
+    - **Empty answers** — an answer with neither text nor a tool call to a request offering
+      tools with ``tool_choice`` ``"auto"`` is asked again at once with ``"none"``, as are the
+      exchange's later requests (a warning on ``nucleo.models``): some servers drop the text a
+      model writes while tools are offered (llama-cpp-python's ``chatml-function-calling``).
+      Any other empty answer is refused and corrected like any refusal; given up on, the error
+      says that the model answered nothing. An empty answer is never returned.
     - **Truncation escalation** — an answer cut off at the budget (``max_tokens``) is asked
       again with twice the budget, up to the seat's ``max_output_tokens`` ceiling (which caps
       the first budget too).
@@ -191,6 +197,7 @@ class LLMCall(Generic[AnswerT]):
         turns = self.turns
         usage = Usage()
         corrections = escalations = 0
+        tool_choice = self.tool_choice if specs else "auto"
         streamed = (
             _Shown(self.on_text)
             if self.on_text is not None and seat.native_tools and self.output_type is str
@@ -202,7 +209,7 @@ class LLMCall(Generic[AnswerT]):
                 system=system,
                 messages=tuple(conversation),
                 tools=specs,
-                tool_choice=self.tool_choice if specs else "auto",
+                tool_choice=tool_choice,
                 max_tokens=budget,
             )
             # Any client's answer, in a shape the handler, the conversation and the next request
@@ -224,12 +231,25 @@ class LLMCall(Generic[AnswerT]):
                 budget = min(budget * 2, seat.max_output_tokens)
                 escalations += 1
                 continue
+            empty = _said_nothing(response)
+            if empty and tool_choice == "auto" and specs:
+                # Some servers drop the text a model writes while tools are offered
+                # (llama-cpp-python's chatml-function-calling answers "" to every such request
+                # the model answers in text): asked again at once, the tools kept but not
+                # callable, so that the model's text comes through.
+                tool_choice = "none"
+                logger.warning(
+                    "%s answered nothing (no text, no tool call) with tools offered; asked "
+                    "again with tool_choice none, so that it answers in text",
+                    seat.id,
+                )
+                continue
             try:
                 result = handler.handle(response)
             except AnswerRefused as refusal:
                 if corrections >= self.correction.budget:
                     turns.append(_replayable(response))
-                    raise _exhausted(refusal, attempts=corrections + 1) from refusal
+                    raise _exhausted(refusal, attempts=corrections + 1, empty=empty) from refusal
                 corrections += 1
                 answer, correction = _replayable(response), self.correction.turn(response, refusal)
                 conversation += (answer, correction)
@@ -359,8 +379,18 @@ def _replayable(response: ModelResponse) -> Message:
     return Message(role="assistant", content=(TextBlock(text="(empty reply)"),))
 
 
-def _exhausted(refusal: AnswerRefused, *, attempts: int) -> Exception:
+def _said_nothing(response: ModelResponse) -> bool:
+    """Whether ``response`` holds neither text (beyond whitespace) nor a tool use."""
+    return not response.text.strip() and not response.tool_uses
+
+
+def _exhausted(refusal: AnswerRefused, *, attempts: int, empty: bool = False) -> Exception:
     detail = "; ".join(refusal.problems) or str(refusal)
+    if empty:
+        detail = (
+            "the model answered nothing (no text and no tool call; the server may drop the "
+            f"text it generated: see docs/models.md, Running on a local model): {detail}"
+        )
     if refusal.kind == "parse":
         return ResponseParseError(
             f"The model's answer could not be parsed after {attempts} attempt(s): {detail}",

@@ -201,7 +201,7 @@ class Concierge(SingleObjectiveThinker[str, str]):
 
 def test_a_thinker_with_two_tools_runs_every_call_and_pairs_every_result(entry: str) -> None:
     """Over several turns, every tool use the real model makes gets exactly one result."""
-    model = ModelEntry.parse(entry, context_window=CONTEXT, max_output_tokens=256, deadline=120.0)
+    model = ModelEntry.parse(entry, context_window=CONTEXT, max_output_tokens=256, deadline=300.0)
     catalog = ModelCatalog([model], grades={"standard": model.id})
     thinker = Concierge(
         ThinkerDeclaration("standard", 128),
@@ -286,9 +286,9 @@ def test_a_durable_chat_of_three_turns_keeps_every_turn(entry: str, tmp_path: Pa
         "--model",
         entry,
         "--deadline",
-        "120",
+        "300",
         "--max-output-tokens",
-        "128",
+        "64",
         cwd=tmp_path,
         stdin="Hello!\nWhat is two plus two?\nThank you, goodbye.\n",
         NUCLEO_CONVERSATIONS=str(store),
@@ -310,9 +310,30 @@ def test_a_durable_chat_of_three_turns_keeps_every_turn(entry: str, tmp_path: Pa
     assert len(assistants) >= 3
 
 
+#: A chat at the quick depth: no ``sub_thinker`` on offer, so no tool at all, and the server
+#: streams its text (llama-cpp-python streams no tool call, and drops the text its model writes
+#: while tools are offered: nucleo asks again with tool_choice none, as the chat above shows).
+QUICK_CHATTER = '''\
+"""A chat of a user's own, that delegates nothing."""
+
+from typing import Any
+
+from nucleo_core.thinking.chat import ChatThinker
+from nucleo_core.thinking.depth import Depth
+
+
+class Chatter(ChatThinker):
+    """Chats."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("depth", Depth.QUICK)
+        super().__init__(*args, **kwargs)
+'''
+
+
 def test_nucleo_chat_streams_the_reply_it_keeps(entry: str, tmp_path: Path) -> None:
     """``nucleo chat`` prints the streamed reply once, as the conversation keeps it."""
-    (tmp_path / "desk.py").write_text(CHATTER, encoding="utf-8")
+    (tmp_path / "desk.py").write_text(QUICK_CHATTER, encoding="utf-8")
     store = tmp_path / "conversations.sqlite3"
     done = nucleo(
         "chat",
@@ -320,7 +341,7 @@ def test_nucleo_chat_streams_the_reply_it_keeps(entry: str, tmp_path: Path) -> N
         "--model",
         entry,
         "--deadline",
-        "120",
+        "300",
         "--max-output-tokens",
         "64",
         cwd=tmp_path,
@@ -350,10 +371,12 @@ def test_demo_runs_to_its_summary(entry: str, tmp_path: Path) -> None:
     # The entry as docs/models.md configures a small local model: a window under the server's
     # (whose function-calling prompt adds the tool definitions), so twelve turns are compacted
     # rather than overflowing it. On two shared cores an exchange late in a turn limit reads
-    # thousands of tokens first: the deadline is generous, the answers short.
+    # thousands of tokens first (a loaded machine evaluates ten tokens a second): the answers
+    # are short, and an exchange past the deadline stops that thinker, told as stopped, and the
+    # demo goes on to the next, the transcripts and the summary.
     (tmp_path / "nucleo.toml").write_text(
         f'[models.grades]\nstandard = "{entry}"\n\n[models.entries."{entry}"]\n'
-        f"context_window = {CONTEXT // 2}\nmax_output_tokens = 128\ndeadline = 600\n",
+        f"context_window = {CONTEXT // 2}\nmax_output_tokens = 64\ndeadline = 300\n",
         encoding="utf-8",
     )
     done = nucleo("demo", cwd=tmp_path)
