@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from nucleo_core.errors import MisuseError, ToolDeclarationError
 from nucleo_core.tools import _input_errors
+from nucleo_core.tools._simple_schema import SimpleInput
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.schema import output_schema_for, refine_schema
@@ -44,8 +45,8 @@ class _Schemas:
 class _Parser:
     """What a call needs, built once on first call: the schemas plus the input model."""
 
-    # A pydantic model class, or for a function of simple parameters its `SimpleInput` class.
-    model: type[Any]
+    # A pydantic model class, or for a function of simple parameters its `SimpleInputModel`.
+    model: Any
     # The model's own validating entry points, looked up once.
     validate_json: Callable[[str | bytes | bytearray], Any]
     validate_python: Callable[[Any], Any]
@@ -101,10 +102,11 @@ class DeclaredToolProvider(ToolProvider):
 
         A pydantic model class; for a function tool whose parameters all have simple types
         (``str``, ``int``, ``float``, ``bool``, a ``Literal``, ``list`` of those, ``X | None``),
-        its `SimpleInput` subclass, validated by the core validator pydantic would build for
-        that model, without the cost of a model class.
+        `SimpleInput`: such an input is validated by the core validator pydantic would build
+        for the tool's model, without the cost of a model class.
         """
-        return (self._parser or self._build_parser()).model
+        model = (self._parser or self._build_parser()).model
+        return model if isinstance(model, type) else SimpleInput
 
     @property
     def weight(self) -> float:
@@ -220,10 +222,10 @@ class DeclaredToolProvider(ToolProvider):
             raise ToolDeclarationError(f"tool '{self.name}'", ["the description is empty"])
 
     @abstractmethod
-    def _input_model(self) -> type[Any]:
-        """Build (or find) the model class of the tool's input; called once.
+    def _input_model(self) -> Any:
+        """Build (or find) the model of the tool's input; called once.
 
-        A pydantic model, or a `SimpleInput` class: either has ``model_validate``,
+        A pydantic model class, or a `SimpleInputModel`: either has ``model_validate``,
         ``model_validate_json`` and ``model_json_schema``.
         """
 

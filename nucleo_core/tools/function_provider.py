@@ -147,10 +147,10 @@ class FunctionToolProvider(DeclaredToolProvider):
     def _model_name(self) -> str:
         return "".join(part[:1].upper() + part[1:] for part in self.name.split("_")) + "Input"
 
-    def _input_model(self) -> type[Any]:
+    def _input_model(self) -> Any:
         signature = self._signature or self._resolve_signature()
         name = self._model_name()
-        simple = simple_input_model(signature, name, self.function.__module__)
+        simple = simple_input_model(signature, name)
         return simple or function_input_model(self.function, signature, name)
 
     def _generated_schema(self) -> dict[str, Any]:

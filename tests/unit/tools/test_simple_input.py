@@ -102,7 +102,7 @@ def test_the_simple_validator_answers_as_the_pydantic_model_does(
 ) -> None:
     """Same values for a valid input; the same failure kinds at the same places otherwise."""
     signature, raw = case
-    fast = simple_input_model(signature, "SampleInput", __name__)
+    fast = simple_input_model(signature, "SampleInput")
     assert fast is not None
     model = function_input_model(_sample, signature, "SampleInput")
     assert _outcome(fast.model_validate, raw) == _outcome(model.model_validate, raw)
@@ -117,7 +117,7 @@ def test_a_parameter_type_outside_the_simple_set_gets_a_pydantic_model() -> None
         parameters=(FunctionParameter("when", "when", dict[str, int], ..., None),),
         output_type=None,
     )
-    assert simple_input_model(signature, "SampleInput", __name__) is None
+    assert simple_input_model(signature, "SampleInput") is None
 
     @tool(risk="low")
     def count(when: dict[str, int]) -> int:
@@ -145,8 +145,7 @@ def test_parse_input_returns_the_input_class_named_as_the_model() -> None:
     """The value reads like the model's: repr, fields, dump, equality, the set fields."""
     provider = provider_for(search)
     parsed = provider.parse_input('{"query": "q", "mode": "fast"}')
-    assert type(parsed) is provider.input_type
-    assert issubclass(provider.input_type, SimpleInput)
+    assert type(parsed) is provider.input_type is SimpleInput
     assert repr(parsed) == "SearchInput(query='q', mode='fast', limit=10)"
     assert (parsed.query, parsed.mode, parsed.limit) == ("q", "fast", 10)
     assert parsed.__dict__ == {"query": "q", "mode": "fast", "limit": 10}
@@ -156,7 +155,7 @@ def test_parse_input_returns_the_input_class_named_as_the_model() -> None:
     assert dict(parsed) == parsed.__dict__
     assert parsed == provider.parse_input({"query": "q", "mode": "fast", "limit": 10})
     assert parsed != provider.parse_input({"query": "q", "mode": "slow"})
-    assert provider.input_type.model_json_schema() == dict(provider.input_schema)
+    assert parsed.model_json_schema() == dict(provider.input_schema)
     assert provider.create().run(parsed) == "q|fast|10"
 
 
@@ -217,5 +216,39 @@ def test_the_validator_and_the_schema_take_the_fast_path_for_the_same_signatures
         parameters=(FunctionParameter("x", field_name, annotation, default, None),),
         output_type=None,
     )
-    fast = simple_input_model(signature, "SampleInput", __name__)
+    fast = simple_input_model(signature, "SampleInput")
     assert (fast is None) == (simple_input_schema(signature, "SampleInput") is None)
+
+
+def test_tools_of_one_shape_share_a_validator_and_keep_their_names() -> None:
+    """Same parameters: one validator; each value still names its own tool's model."""
+
+    @tool(risk="low")
+    def find_books(query: str, mode: Literal["fast", "slow"], limit: int = 10) -> str:
+        """Find books."""
+        return query
+
+    first, second = provider_for(search), provider_for(find_books)
+    one = first.parse_input({"query": "q", "mode": "fast"})
+    other = second.parse_input({"query": "q", "mode": "fast"})
+    assert first._input_model()._shape is second._input_model()._shape
+    assert repr(one) == "SearchInput(query='q', mode='fast', limit=10)"
+    assert repr(other) == "FindBooksInput(query='q', mode='fast', limit=10)"
+    assert one != other  # values of two tools, as two models' instances are
+    assert one.model_json_schema()["title"] == "SearchInput"
+    assert other.model_json_schema()["title"] == "FindBooksInput"
+
+
+def test_a_different_default_is_a_different_shape() -> None:
+    """``0`` and ``False``, ``0.0`` and ``-0.0`` compare equal, yet are different defaults."""
+
+    def signature(default: Any) -> FunctionSignature:
+        return FunctionSignature(
+            parameters=(FunctionParameter("x", "x", Optional[float], default, None),),  # noqa: UP045
+            output_type=None,
+        )
+
+    models = [simple_input_model(signature(d), "SampleInput") for d in (0, False, 0.0, -0.0)]
+    assert all(model is not None for model in models)
+    defaults = [repr(model.model_validate({}).x) for model in models if model is not None]
+    assert defaults == ["0", "False", "0.0", "-0.0"]
