@@ -250,3 +250,28 @@ def test_demo_on_a_server_that_is_not_running_still_ends_with_its_one_error(
     assert done.returncode == 2
     assert "cannot reach the server" in done.stderr
     assert "PlanReviewer" not in done.stdout
+
+
+def test_after_a_stream_without_tool_calls_a_request_with_tool_choice_none_streams_again(
+    server: WireServer,
+) -> None:
+    """The client completes requests that may call tools; one that may not is streamed."""
+    call = {
+        "id": "call__0_search_notes_cmpl-1",
+        "type": "function",
+        "function": {"name": "search_notes", "arguments": '{"query": "tea"}'},
+    }
+    called = completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls")
+    server.replies.append(Reply.sse([(None, "[DONE]")]))  # it chose a call: nothing streams
+    server.replies.append(Reply.json(called))
+    server.replies.append(whole(""))  # its text, dropped
+    server.replies.append(sse(chunk({"content": "Tea is noted."}), chunk({}, "stop")))
+
+    answer, events = run(server, stream=True)
+
+    assert answer == "Tea is noted."
+    assert "".join(event.text for event in events if event.delta) == "Tea is noted."
+    sent = [request.json() for request in server.requests]
+    assert [body.get("stream", False) for body in sent] == [True, False, False, True]
+    assert [body["tool_choice"] for body in sent] == ["auto", "auto", "auto", "none"]
+    assert sent[2]["messages"][-1]["role"] == "tool"  # the result is sent, paired
