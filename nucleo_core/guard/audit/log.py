@@ -104,6 +104,7 @@ class AuditLog:
         "_max_pending",
         "_pending",
         "_record_arguments",
+        "_sleeping",
         "_store",
         "_threaded",
         "_wake",
@@ -141,6 +142,8 @@ class AuditLog:
         # Held while a batch is taken from the queue and stored, so batches go in order.
         self._write_lock = threading.Lock()
         self._writer: threading.Thread | None = None
+        # Whether the writer sleeps until a record wakes it (it found nothing queued).
+        self._sleeping = False
         self._closed = False
         self._error: AuditStoreError | None = None
         if self._threaded:
@@ -263,17 +266,18 @@ class AuditLog:
             if self._threaded:
                 if self._writer is None:
                     self._start_writer()
-                elif waiting == 1:
-                    self._wake.notify()  # the writer times the first record's wait
+                elif self._sleeping:
+                    self._wake.notify()  # records come again: the writer times their wait
         if self._threaded:
             if waiting >= self._max_pending:
                 self._store_now(None)
             elif waiting % self._batch_size == 0:
                 # A full batch is stored by the caller that fills it: handing it to the writer
                 # costs more (the GIL changing hands) than storing it; the writer stores what
-                # waited ``flush_interval``, and what a failed store left queued.
+                # waited ``flush_interval``, and what a failed store left queued. A caller
+                # never waits for the writer storing meanwhile: that store takes it along.
                 try:
-                    self._store_now(None, sync=False)
+                    self._store_now(None, sync=False, wait=False)
                 except AuditStoreError as exc:
                     logger.warning("audit records are waiting: %s", exc)
         elif self._lazy_bound is not None:
@@ -359,8 +363,15 @@ class AuditLog:
 
     # -- the writer -----------------------------------------------------------------------------
 
-    def _store_now(self, queued: _Queued | None, *, sync: bool = True) -> None:
-        """Store the queue (and ``queued`` after it) in one transaction, synced if ``sync``."""
+    def _store_now(self, queued: _Queued | None, *, sync: bool = True, wait: bool = True) -> None:
+        """Store the queue (and ``queued`` after it) in one transaction, synced if ``sync``.
+
+        ``wait=False``: unless another thread is storing already (which then stores it).
+        """
+        if not wait:
+            if not self._write_lock.acquire(blocking=False):
+                return
+            self._write_lock.release()  # taken again below: a store meanwhile is harmless
         with self._write_lock:
             with self._wake:
                 if queued is not None and self._closed:
@@ -389,19 +400,26 @@ class AuditLog:
         self._writer.start()
 
     def _write_batches(self) -> None:
+        # While records come, the writer wakes every ``flush_interval`` and stores what waits,
+        # so that no record waits longer and no caller has to wake it (a notify per batch
+        # made the lock and the GIL change hands twice). Once it finds nothing queued it
+        # sleeps (`_sleeping`) until the next record wakes it.
         while True:
             with self._wake:
-                while not self._pending and not self._closed:
-                    self._wake.wait()
-                # The oldest record waits its full interval (a notify meanwhile is another
-                # batch starting, after a caller stored a full one): then what waits is stored.
+                if not self._pending and not self._closed:
+                    self._sleeping = True
+                    while not self._pending and not self._closed:
+                        self._wake.wait()
+                    self._sleeping = False
+                # The oldest record waits its full interval (only `close` cuts it short):
+                # then what waits is stored.
                 deadline = time.monotonic() + self._flush_interval
                 while not self._closed and (left := deadline - time.monotonic()) > 0:
                     self._wake.wait(left)
                 if self._closed:
                     return  # `close` stores what is left
             try:
-                self._write_one_batch()
+                self._write_waiting()
             except AuditStoreError as exc:
                 if self._error is None or str(self._error) != str(exc):
                     logger.warning("audit records are waiting: %s", exc)
@@ -412,19 +430,21 @@ class AuditLog:
             else:
                 self._error = None
 
-    def _write_one_batch(self) -> None:
+    def _write_waiting(self) -> None:
+        """Store what is queued, a batch (one transaction) at a time."""
         with self._write_lock:
-            with self._wake:
-                batch = self._pending[: self._batch_size]
-                del self._pending[: self._batch_size]
-            if not batch:
-                return
-            try:
-                self._store.append(_entries(batch), durable=False)
-            except BaseException:
+            while True:
                 with self._wake:
-                    self._pending[:0] = batch
-                raise
+                    batch = self._pending[: self._batch_size]
+                    del self._pending[: self._batch_size]
+                if not batch:
+                    return
+                try:
+                    self._store.append(_entries(batch), durable=False)
+                except BaseException:
+                    with self._wake:
+                        self._pending[:0] = batch
+                    raise
 
 
 def _entries(batch: list[_Queued]) -> list[str]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nucleo_core import tool
@@ -339,3 +340,51 @@ def test_the_write_ahead_log_is_checkpointed_by_the_store_s_own_thread(tmp_path:
     store.close()
     assert store._checkpointer is None
     assert not Path(f"{path}-wal").exists()  # the last connection closed checkpointed the rest
+
+
+call_steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("start"), st.integers(0, 5)),
+        st.tuples(st.just("finish"), st.integers(0, 5)),
+        st.tuples(st.just("grant"), st.integers(0, 5)),
+        st.tuples(st.just("read"), st.just(0)),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(call_steps, st.integers(min_value=1, max_value=4), st.booleans())
+def test_call_records_are_stored_once_in_order_however_they_are_queued(
+    steps: list[tuple[str, int]], batch_size: int, on_disk: bool
+) -> None:
+    """Starts, finishes (joined to their start or not), other records and reads, in any order."""
+    with tempfile.TemporaryDirectory() as folder:
+        store = SQLiteAuditStore(Path(folder) / "a.sqlite3") if on_disk else MemoryAuditStore()
+        log = AuditLog(store, batch_size=batch_size, flush_interval=0.001)
+        audit = CallAudit(log, requester_of(Asker()))
+        provider = provider_for(peek)
+        calls: dict[int, ToolCall] = {}
+        running: set[int] = set()
+        expected: list[tuple[str, str]] = []
+        for step, number in steps:
+            if step == "start" and number not in calls:
+                calls[number] = ToolCall(id=f"c{number}", name="peek", raw_input={"key": "k"})
+                audit.started(calls[number], provider, AUTO)
+                running.add(number)
+                expected.append(("call_start", f"c{number}"))
+            elif step == "finish" and number in running:
+                audit.finished(_outcome_of(calls[number]), provider, AUTO)
+                running.discard(number)
+                expected.append(("call_finish", f"c{number}"))
+            elif step == "grant":
+                log.record(AuditEvent(kind="grant", tool=f"t{number}"))
+                expected.append(("grant", f"t{number}"))
+            elif step == "read":
+                assert [(r.kind, r.call_id or r.tool) for r in log.read()] == expected
+        records = list(log.read())
+        assert [(r.kind, r.call_id or r.tool) for r in records] == expected
+        assert [r.sequence for r in records] == list(range(1, len(expected) + 1))
+        _as_an_event_writes([r for r in records if r.kind != "grant"])
+        assert log.verify().ok
+        log.close()
