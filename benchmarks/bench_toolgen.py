@@ -16,13 +16,15 @@ from typing import Any, Literal
 
 __all__ = ["SEARCH_SIGNATURE", "generated_tools"]
 
-#: The shape every generated tool has (for the printed report).
+#: The shape every generated tool has (for the printed report). Each tool's ``limit`` default
+#: is its own (10 + its index), so no two tools share an input validator: nucleo shares one
+#: between tools of the same parameters, which would leave the validator figure unmeasured.
 SEARCH_SIGNATURE = (
-    'f(query: str, mode: Literal["fast", "balanced", "thorough"], limit: int = 10) -> str'
+    'f(query: str, mode: Literal["fast", "balanced", "thorough"], limit: int = 10 + i) -> str'
 )
 
 _TEMPLATE = '''
-def {name}(query: str, mode: Literal["fast", "balanced", "thorough"], limit: int = 10) -> str:
+def {name}(query: str, mode: Literal["fast", "balanced", "thorough"], limit: int = {limit}) -> str:
     """Search collection {index} of shard {tag} for documents matching a query.
 
     Args:
@@ -53,7 +55,7 @@ def generated_tools(count: int, tag: str) -> Iterator[list[Callable[..., Any]]]:
     module = ModuleType(module_name)
     module.__dict__["Literal"] = Literal
     source = "".join(
-        _TEMPLATE.format(name=f"search_{tag}_{index:04d}", index=index, tag=tag)
+        _TEMPLATE.format(name=f"search_{tag}_{index:04d}", index=index, tag=tag, limit=10 + index)
         for index in range(count)
     )
     # dont_inherit: this module's own `from __future__ import annotations` must not apply.

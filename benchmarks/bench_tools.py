@@ -112,7 +112,7 @@ class NucleoToolset:
     def build_validators(self, defined: Any) -> None:
         """Build every tool's input validator (its input model), as its first call would."""
         for provider in defined.providers():
-            provider.input_type  # noqa: B018  # the property builds the model on first need
+            provider.input_type  # noqa: B018  # the property builds the validator on first need
 
     def wire(self, rendered: Any) -> tuple[str, Mapping[str, Any], dict[str, Any]]:
         """An OpenAI tool dict."""
@@ -489,7 +489,8 @@ def _verdicts(measured: Mapping[str, _Measured]) -> list[Verdict]:
     verdicts.append(
         judge_at_most(
             keys[1],
-            f"build one tool's input validator (pydantic model) from its resolved signature, "
+            f"build one tool's input validator (pydantic-core's, as its first call needs) from its "
+            "resolved signature, "
             f"{SEARCH_SIGNATURE}",
             nucleo.samples("validators"),
             VALIDATOR_TARGET,
