@@ -366,13 +366,12 @@ class AuditLog:
     def _store_now(self, queued: _Queued | None, *, sync: bool = True, wait: bool = True) -> None:
         """Store the queue (and ``queued`` after it) in one transaction, synced if ``sync``.
 
-        ``wait=False``: unless another thread is storing already (which then stores it).
+        ``wait=False``: not while another thread stores (the writer, or a reader, whose queue
+        then waits for the writer's next round).
         """
-        if not wait:
-            if not self._write_lock.acquire(blocking=False):
-                return
-            self._write_lock.release()  # taken again below: a store meanwhile is harmless
-        with self._write_lock:
+        if not self._write_lock.acquire(blocking=wait):
+            return
+        try:
             with self._wake:
                 if queued is not None and self._closed:
                     raise AuditStoreError("the audit log was closed; nothing more can be recorded")
@@ -391,6 +390,8 @@ class AuditLog:
                 with self._wake:
                     self._pending[:0] = kept
                 raise
+        finally:
+            self._write_lock.release()
 
     def _start_writer(self) -> None:
         # Started on the first record, so a log that records nothing starts no thread.
