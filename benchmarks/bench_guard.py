@@ -7,15 +7,16 @@ Judged: the time one call takes on a hub with the default guard **and** an `Audi
 SQLite file (the call's start and finish on the record, the auto decision riding on the
 start) minus the time on a hub with neither (``ToolHub(guard=False)``, its calls audited to
 no log), median of interleaved rounds; target at most 15 us added per auto call, amortized.
-The audit writes in batches (one transaction each, on its own thread); the block's last batch
-is stored and synced to disk inside the timed block, so every record the block made is paid
-for in it. Each call is its own turn, as in a run: a fresh call id (its arguments digested
-anew) and the turn's `CallAudit` made as the thinker makes it.
+The audit writes in batches (one transaction each: a full one stored by the call that fills
+it, the rest by its writer thread; the SQLite log checkpointed by a thread of the store's
+own); the block's last batch is stored and synced to disk inside the timed block, so every
+record the block made is paid for in it. Each call is its own turn, as in a run: a fresh
+call id (its arguments digested anew) and the turn's `CallAudit` made as the thinker makes it.
 
 Printed beside it, not judged: the guard alone (a hub with the guard and no log), the audit
 alone (the difference of the two), the ratio of the added cost to the target, and the
-process's CPU time added per call (every thread, the writer's included), which a loaded
-machine moves less than the wall clock.
+process's CPU time added per call (every thread, the writer's and the checkpointer's
+included), which a loaded machine moves less than the wall clock.
 """
 
 from __future__ import annotations
