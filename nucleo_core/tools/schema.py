@@ -101,7 +101,7 @@ def docstring_parts(doc: str | None, target: str = "a tool") -> tuple[str, dict[
     """
     if not doc or not doc.strip():
         return "", {}
-    cleaned = inspect.cleandoc(doc)
+    cleaned = _cleandoc(doc)
     if not any(header in cleaned for header in _SECTION_HEADERS):
         return cleaned, {}
     return _parse_sections(cleaned, target)
@@ -116,7 +116,7 @@ def docstring_description(doc: str | None, target: str = "a tool") -> str:
     """
     if not doc or not doc.strip():
         return ""
-    cleaned = inspect.cleandoc(doc)
+    cleaned = _cleandoc(doc)
     if not any(header in cleaned for header in _SECTION_HEADERS):
         return cleaned
     lines = cleaned.splitlines()
@@ -169,7 +169,7 @@ def parameter_docs(doc: str | None, target: str = "a tool") -> dict[str, str]:
     """
     if not doc or not doc.strip():
         return {}
-    cleaned = inspect.cleandoc(doc)
+    cleaned = _cleandoc(doc)
     if not any(header in cleaned for header in _SECTION_HEADERS):
         return {}
     quick = _quick_parameter_docs(cleaned)
@@ -226,6 +226,12 @@ def _quick_entries(chunk: str) -> dict[str, str] | None:
         if description:
             params[before] = description
     return params
+
+
+@functools.lru_cache(maxsize=64)
+def _cleandoc(doc: str) -> str:
+    """`inspect.cleandoc`, remembered: a tool's description and its parameters read one doc."""
+    return inspect.cleandoc(doc)
 
 
 @functools.lru_cache(maxsize=512)
