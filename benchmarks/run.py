@@ -279,10 +279,13 @@ def main(argv: list[str] | None = None) -> int:
         plan.append(
             ("n", lambda: run_workers_section(arguments.worker_turns, arguments.worker_rounds))
         )
+    took: list[str] = []
     for name, measure in plan:
+        section_started = time.perf_counter()
         verdicts += _run_section(name, measure, arguments.repeats)
+        took.append(f"({name}) {time.perf_counter() - section_started:.0f} s")
     _print_summary(verdicts)
-    print(f"Total benchmark time: {time.perf_counter() - started:.0f} s")
+    print(f"Total benchmark time: {time.perf_counter() - started:.0f} s ({', '.join(took)})")
     if arguments.strict and any(verdict.passed is False for verdict in verdicts):
         return 1
     return 0
