@@ -61,6 +61,7 @@ __all__ = [
     "SQLiteApprovalStore",
     "approvals_beside",
     "default_approvals_path",
+    "stored_as",
 ]
 
 #: Names the approvals' SQLite file, over the default next to the conversations' file.
@@ -365,6 +366,17 @@ class ApprovalStore(Protocol):
         ...
 
 
+def stored_as(status: ApprovalStatus) -> tuple[ApprovalStatus, ...]:
+    """The stored statuses a record may have to read as ``status`` now (`status_at`).
+
+    A pending record past its expiry reads as expired; every other status reads as stored.
+    A store filters on these, then on `ApprovalRecord.status_at`.
+    """
+    if status == "expired":
+        return ("pending", "expired")
+    return (status,)
+
+
 def default_approvals_path(conversations_path: str | os.PathLike[str]) -> Path:
     """Where approvals are kept for a conversations' file.
 
@@ -543,6 +555,7 @@ CREATE TABLE IF NOT EXISTS approvals (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS approvals_by_conversation ON approvals (conversation_id);
+CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status);
 """
 
 
@@ -630,11 +643,18 @@ class SQLiteApprovalStore:
         self, *, status: ApprovalStatus | None = None, conversation_id: str | None = None
     ) -> list[ApprovalRecord]:
         """The approvals (see `ApprovalStore.list`)."""
-        query = "SELECT status, record FROM approvals"
+        where: list[str] = []
         params: tuple[str, ...] = ()
         if conversation_id is not None:
-            query += " WHERE conversation_id = ?"
+            where.append("conversation_id = ?")
             params = (conversation_id,)
+        if status is not None:  # only the rows that can read as it: no parse of the others
+            stored = stored_as(status)
+            where.append(f"status IN ({', '.join('?' * len(stored))})")
+            params += stored
+        query = "SELECT status, record FROM approvals"
+        if where:
+            query += " WHERE " + " AND ".join(where)
         with self._lock:
             rows = self._db().execute(query + " ORDER BY requested_at, id", params).fetchall()
         found = [_from_row(row) for row in rows]

@@ -27,6 +27,7 @@ from nucleo_core.guard.approval_store import (
     _encoded,
     _from_row,
     _refusal,
+    stored_as,
 )
 from nucleo_core.stores.postgres import PostgresDatabase, database
 
@@ -114,11 +115,17 @@ class PostgresApprovalStore:
         self, *, status: ApprovalStatus | None = None, conversation_id: str | None = None
     ) -> list[ApprovalRecord]:
         """The approvals (see `ApprovalStore.list`)."""
-        query = "SELECT status, record FROM nucleo_approvals"
-        params: tuple[str, ...] = ()
+        where: list[str] = []
+        params: tuple[object, ...] = ()
         if conversation_id is not None:
-            query += " WHERE conversation_id = %s"
+            where.append("conversation_id = %s")
             params = (conversation_id,)
+        if status is not None:  # only the rows that can read as it: no parse of the others
+            where.append("status = ANY(%s)")
+            params += (list(stored_as(status)),)
+        query = "SELECT status, record FROM nucleo_approvals"
+        if where:
+            query += " WHERE " + " AND ".join(where)
         with self._tx("list approvals") as db:
             db.execute(query + " ORDER BY requested_at, id", params)
             rows = db.fetchall()

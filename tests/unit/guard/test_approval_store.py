@@ -15,6 +15,7 @@ from nucleo_core.guard.approval_store import (
     ApprovalExpired,
     ApprovalNotFound,
     ApprovalRecord,
+    ApprovalStatus,
     ApprovalStore,
     MemoryApprovalStore,
     SQLiteApprovalStore,
@@ -111,6 +112,31 @@ def test_an_approved_approval_is_claimed_once(store: ApprovalStore) -> None:
     found = store.get("a1")
     assert found is not None
     assert found.status == "consumed"
+
+
+def test_listing_by_status_finds_each_approval_under_the_status_it_reads_as_now(
+    store: ApprovalStore,
+) -> None:
+    """list(status=...) is the full list filtered by status_at, for every status at once."""
+    store.add([record(f"a{n}") for n in range(5)] + [record("late", expires_in=0.0)])
+    store.approve("a1")
+    store.approve("a2")
+    assert store.claim("a2")
+    store.reject("a3", "no")
+    reading: dict[ApprovalStatus, list[str]] = {
+        "pending": ["a0", "a4"],
+        "approved": ["a1"],
+        "consumed": ["a2"],
+        "rejected": ["a3"],
+        "expired": ["late"],
+    }
+    everything = store.list()
+    for status, ids in reading.items():
+        listed = store.list(status=status)
+        assert sorted(r.id for r in listed) == ids, status
+        assert listed == [r for r in everything if r.status_at() == status], status
+    assert store.list(status="approved", conversation_id="elsewhere") == []
+    assert [r.id for r in store.list(status="approved", conversation_id="conv")] == ["a1"]
 
 
 def test_adding_an_approval_again_leaves_the_kept_one_as_it_is(store: ApprovalStore) -> None:
