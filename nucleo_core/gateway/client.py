@@ -252,6 +252,7 @@ class GatewayClient:
             approver=approver,
             audit=self._call_audit(),
             durable=durable,
+            observer=self._hub.observer,  # traced like a thinker's calls when the hub is
         )
         before = listed if name == SEARCH_TOOLS else None
         report = await execution.run()

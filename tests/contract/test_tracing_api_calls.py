@@ -1,9 +1,10 @@
-"""A tool called through the HTTP API is traced like a thinker's call, when its hub is."""
+"""A tool called through the HTTP API or the MCP gateway is traced like a thinker's call."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -11,7 +12,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from nucleo_core import ToolHub, tool
+from nucleo_core import ThinkerBase, ToolHub, tool
 from nucleo_core.guard import PermissionPolicy, PermissionRule
 from nucleo_core.guard.approval_store import MemoryApprovalStore
 from nucleo_core.server.errors import ApiError
@@ -99,3 +100,36 @@ def test_an_untraced_hub_s_api_calls_make_no_spans(exporter: InMemorySpanExporte
     asyncio.run(served.execute(provider, {"key": "k1"}, "ops-token"))
 
     assert exporter.get_finished_spans() == ()
+
+
+class Desk(ThinkerBase):
+    """The gateway profile's thinker: it holds lookup."""
+
+    @classmethod
+    def declare_default_tools(cls) -> list[Any]:
+        return [lookup]
+
+
+def test_a_gateway_client_s_call_is_an_execute_tool_span(exporter: InMemorySpanExporter) -> None:
+    """A tool called by an MCP client through the gateway is traced when the hub is."""
+    from nucleo_core.gateway.client import GatewayClient
+    from nucleo_core.gateway.identity import ClientIdentity
+
+    client = GatewayClient(
+        traced(exporter),
+        Desk,
+        ClientIdentity.of("an-editor", "1.0"),
+        profile="default",
+        approvals=MemoryApprovalStore(),
+        approval_expiry=60,
+    )
+    assert "lookup" in client.listed_names()
+
+    answer = asyncio.run(client.call("lookup", {"key": "k2"}))
+
+    assert answer.outcome is not None
+    assert answer.outcome.result.content == "value of k2"
+    (span,) = spans_named(exporter, "execute_tool lookup")
+    assert span.attributes is not None
+    assert span.attributes["nucleo.permission.decision"] == "auto"
+    assert span.attributes["nucleo.call.outcome"] == "ok"
