@@ -119,7 +119,7 @@ class GatewayClient:
                 f"{type(exc).__name__}: {exc}; give its other parameters defaults"
             ) from exc
         # Who the thinker acts for goes on every record it makes (`requester_of`).
-        thinker._requested_for = identity.chain()  # type: ignore[attr-defined]
+        thinker._requested_for = identity.chain()
         self.thinker = thinker
 
     @property

@@ -113,6 +113,10 @@ class ThinkerBase:
         # parent: each stays offered only while the parent still offers it.
         self._inherited: dict[str, ToolProvider] = {}
         self._delegator: ThinkerBase | None = None
+        # Who asked from outside the process, root first, for the audit record's requester
+        # (`hub._audit.requester_of`): the MCP gateway sets it on the thinker acting for one
+        # client (the token's holder, the client's name and version). Empty: nobody outside.
+        self._requested_for: tuple[str, ...] = ()
         self._assembled = False
         # What the last assembly was made of (the wanted tools, the ceiling, the inherited
         # tools) and the registry it left: a turn with the same inputs and registry skips it.
