@@ -52,6 +52,7 @@ def loaded_hub(*, warn_about_plugins: bool = True, mcp_servers: bool = False) ->
     finally:
         for logger in loggers:
             logger.removeHandler(collector)
+    _trace_if_asked(hub)
     if warn_about_plugins:
         _warn_about_plugin_failures(hub)
     for logger_name, message in collector.messages:
@@ -64,6 +65,27 @@ def loaded_hub(*, warn_about_plugins: bool = True, mcp_servers: bool = False) ->
         for warning in connect_configured_servers(hub):
             click.echo(f"Warning: {warning}", err=True)
     return hub
+
+
+def _trace_if_asked(hub: ToolHub) -> None:
+    """Trace the hub's runs when ``$NUCLEO_TRACE`` asks (docs/tracing.md)."""
+    from nucleo_core.telemetry.environment import (
+        instrument_from_environment,
+        tracer_provider_is_set,
+    )
+    from nucleo_core.telemetry.errors import TracingNotInstalled
+
+    try:
+        traced = instrument_from_environment(hub)
+    except (ValueError, TracingNotInstalled) as exc:
+        raise CommandError(str(exc)) from None
+    if traced is not None and not tracer_provider_is_set():
+        click.echo(
+            "Warning: $NUCLEO_TRACE is set but no OpenTelemetry tracer provider is: the spans "
+            "go nowhere. Start the command under opentelemetry-instrument (opentelemetry-distro), "
+            "which sets one from the OTEL_* variables.",
+            err=True,
+        )
 
 
 def shipped_by(record: PluginRecord) -> str:

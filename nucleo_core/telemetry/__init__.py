@@ -13,21 +13,28 @@ with grants, refusals and approvals as span events. Prompts, arguments and resul
 out unless ``record_content=True``. See docs/tracing.md.
 
 The core reports to a `RunObserver` set on the hub (``hub.observer``) and never imports
-OpenTelemetry; importing this package does not either: only `instrument` does.
+OpenTelemetry; importing this package does not either: only `instrument` does. The
+``nucleo`` commands trace when ``$NUCLEO_TRACE`` asks (`instrument_from_environment`).
 """
 
 from __future__ import annotations
 
+from nucleo_core.telemetry.environment import (
+    TRACE_ENVIRONMENT_VARIABLE,
+    instrument_from_environment,
+)
 from nucleo_core.telemetry.errors import TracingNotInstalled
 from nucleo_core.telemetry.instrument import instrument, uninstrument
 from nucleo_core.telemetry.observer import CallTrace, ChatTrace, RunObserver, RunTrace
 
 __all__ = [
+    "TRACE_ENVIRONMENT_VARIABLE",
     "CallTrace",
     "ChatTrace",
     "RunObserver",
     "RunTrace",
     "TracingNotInstalled",
     "instrument",
+    "instrument_from_environment",
     "uninstrument",
 ]
