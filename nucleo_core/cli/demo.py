@@ -60,12 +60,24 @@ _INDENT = {
     ),
 )
 @click.option(
+    "--max-turns",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help=(
+        "Each thinker's turn limit (default: its own, 12): a small model on a slow machine "
+        "finishes sooner, and the steps it did not reach are told as not shown."
+    ),
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help="Print one JSON object (the steps shown, every event, the answers and transcripts).",
 )
-def demo(pin: str | None, as_json: bool, **settings: float | int | None) -> None:
+def demo(
+    pin: str | None, as_json: bool, max_turns: int | None, **settings: float | int | None
+) -> None:
     """Run the thinker shipped with nucleo and tell each step of its design as it happens.
 
     A PicnicPlanner asks for three tools with request_tools: two are admitted, one is refused
@@ -93,6 +105,7 @@ def demo(pin: str | None, as_json: bool, **settings: float | int | None) -> None
                 catalog=None if scripted else catalog,
                 pin=pin,
                 on_event=None if as_json else story.tell,
+                max_turns=max_turns,
             )
         )
     except Exception as exc:

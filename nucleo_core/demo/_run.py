@@ -110,6 +110,7 @@ async def run_demo(
     catalog: ModelCatalog | None = None,
     pin: str | None = None,
     on_event: Callable[[DemoEvent], None] | None = None,
+    max_turns: int | None = None,
 ) -> DemoRun:
     """Run the planner, then the reviewer on its plan, telling each step as it happens.
 
@@ -117,6 +118,8 @@ async def run_demo(
         catalog: Where the thinkers are seated; ``None`` plays the model with the script.
         pin: An entry id that beats the grade (a real model, with ``catalog``).
         on_event: Called with each event of the story as it is told.
+        max_turns: Each thinker's turn limit instead of its class's ``max_iterations`` (a small
+            model on a slow machine: fewer turns, the rest told as not shown).
 
     Raises:
         ModelNotConfigured: The seat cannot be resolved, or its SDK or key is missing.
@@ -147,6 +150,7 @@ async def run_demo(
             client=planner_client,
         )
         planner_client.thinker = planner
+        _limit_turns(planner, max_turns)
         _introduce(narrator, planner, DEMO_OBJECTIVE)
         stopped: dict[str, str] = {}
         plan = await _answer_of(planner, DEMO_OBJECTIVE, narrator, stopped)
@@ -163,6 +167,7 @@ async def run_demo(
             client=reviewer_client,
         )
         reviewer_client.thinker = reviewer
+        _limit_turns(reviewer, max_turns)
         objective = review_objective(plan or _NO_PLAN)
         _introduce(narrator, reviewer, objective)
         reviewer_client.while_thinking.append(lambda: _widen(narrator, reviewer))
@@ -182,6 +187,7 @@ async def run_demo(
         host.approver = scripted_approver(narrator, type(host).__name__)
         host.approvals = MemoryApprovalStore()
         host_client.thinker = host
+        _limit_turns(host, max_turns)
         objective = invitation_objective(plan or _NO_PLAN)
         _introduce(narrator, host, objective)
         invited = await _host_answer(host, objective, narrator, stopped)
@@ -236,6 +242,13 @@ async def _answer_of(
         stopped[name] = why
         narrator.say(name, "stopped", f"stopped without an answer: {why}")
         return ""
+
+
+def _limit_turns(thinker: Thinker[Any, Any], turns: int | None) -> None:
+    """Give ``thinker`` a turn limit of its own (``None``: its class's)."""
+    if turns is not None:
+        # max_iterations is a class setting; an instance's own value shadows it for this run.
+        setattr(thinker, "max_iterations", turns)  # noqa: B010
 
 
 def _timed_out(error: BaseException) -> bool:

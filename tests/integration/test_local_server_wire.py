@@ -275,3 +275,36 @@ def test_after_a_stream_without_tool_calls_a_request_with_tool_choice_none_strea
     assert [body.get("stream", False) for body in sent] == [True, False, False, True]
     assert [body["tool_choice"] for body in sent] == ["auto", "auto", "auto", "none"]
     assert sent[2]["messages"][-1]["role"] == "tool"  # the result is sent, paired
+
+
+def test_demo_max_turns_is_each_thinker_s_turn_limit(tmp_path: Path) -> None:
+    """With --max-turns 2 a planner calling tools on and on stops after two turns, told."""
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "request_tools", "arguments": '{"tools": ["forecast"]}'},
+    }
+    again = Reply.json(
+        completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls")
+    )
+    text = {"role": "assistant", "content": "No plan to review."}
+    with wire_server() as server:
+        server.replies.extend([again, again])
+        server.replies.append(Reply.json(completion(text, "stop")))
+        server.replies.append(Reply.json(completion({**text, "content": "No invitation."}, "stop")))
+        entry = f"openai-compatible:{server.url}/v1#{MODEL}"
+        done = subprocess.run(
+            [sys.executable, "-m", "nucleo_core.cli", "demo", "--model", entry, "--max-turns", "2"],
+            cwd=tmp_path,
+            env=environment(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    assert done.returncode == 0, done.stderr
+    assert "reached 2 turns without a final answer" in done.stdout
+    assert "Stopped without an answer: PicnicPlanner" in done.stdout
+    assert "Not shown: " in done.stdout.splitlines()[-1]
+    assert len(server.requests) == 4

@@ -123,7 +123,7 @@ def entry(server_url: str) -> str:
 
 
 def nucleo(
-    *words: str, cwd: Path, stdin: str | None = None, **extra: str
+    *words: str, cwd: Path, stdin: str | None = None, within: float = 900, **extra: str
 ) -> subprocess.CompletedProcess[str]:
     """``python -m nucleo_core.cli WORDS`` in ``cwd``, without keys or nucleo switches."""
     environment = {
@@ -138,7 +138,7 @@ def nucleo(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=within,
         check=False,
     )
 
@@ -379,7 +379,9 @@ def test_demo_runs_to_its_summary(entry: str, tmp_path: Path) -> None:
         f"context_window = {CONTEXT // 2}\nmax_output_tokens = 64\ndeadline = 300\n",
         encoding="utf-8",
     )
-    done = nucleo("demo", cwd=tmp_path)
+    # Three turns a thinker: twelve each would take an hour of a loaded machine's two cores;
+    # the steps the thinkers do not reach are told as not shown.
+    done = nucleo("demo", "--max-turns", "3", cwd=tmp_path, within=2400)
 
     assert done.returncode == 0, done.stderr
     assert "PlanReviewer, a SingleObjectiveThinker" in done.stdout
