@@ -70,8 +70,9 @@ def docs(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks side by side with the peers, measured in one run; prints figures and ratios."""
     # Every section's needs: (j) and (m) call MCP servers through the MCP SDK, (n) runs workers on
-    # a PostgreSQL store (psycopg; the server binaries come from the system, as for the tests).
-    session.install(".[mcp,postgres]", *BENCH_PEERS)
+    # a PostgreSQL store (psycopg; the server binaries come from the system, and the server is
+    # started by the tests' harness, tests/pg_server.py, a pytest plugin module).
+    session.install(".[mcp,postgres]", "pytest", *BENCH_PEERS)
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 

@@ -170,9 +170,10 @@ def run_workers_section(turns: int, rounds: int) -> list[Verdict]:
     sys.path.insert(0, str(HERE.parents[1] / "tests"))
     try:
         import psycopg  # noqa: F401
+        # The tests' PostgreSQL harness (a pytest plugin module: it needs pytest too).
         from pg_server import PostgresServer, postgres_bin
     except ImportError as exc:
-        return [unavailable(KEY, WORK, f"psycopg is not installed ({exc})")]
+        return [unavailable(KEY, WORK, f"{exc.name or exc} is not installed: {exc}")]
     finally:
         sys.path.pop(0)
     bin_dir = postgres_bin()
