@@ -170,6 +170,7 @@ def run_workers_section(turns: int, rounds: int) -> list[Verdict]:
     sys.path.insert(0, str(HERE.parents[1] / "tests"))
     try:
         import psycopg  # noqa: F401
+
         # The tests' PostgreSQL harness (a pytest plugin module: it needs pytest too).
         from pg_server import PostgresServer, postgres_bin
     except ImportError as exc:
