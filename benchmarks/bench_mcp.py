@@ -34,9 +34,11 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -109,11 +111,22 @@ def run_mcp_section(count: int, rounds: int) -> list[Verdict]:
         return _not_judged(key, f"the test server {server} is missing (run from a checkout)")
     if importlib.util.find_spec("mcp") is None:
         return _not_judged(key, "the MCP SDK is not installed (pip install 'nucleo-core[mcp]')")
+    # The pins nucleo's pool keeps of the server's tools go to a file of the run's own, not into
+    # the .nucleo folder of wherever the benchmarks were started.
+    pins = tempfile.TemporaryDirectory(prefix="nucleo-bench-mcp-")
+    kept = os.environ.get("NUCLEO_MCP_PINS")
+    os.environ["NUCLEO_MCP_PINS"] = str(Path(pins.name) / "mcp_pins.sqlite3")
     try:
         measured = asyncio.run(_measure(server, count, rounds))
     except Exception as exc:
         print_failure("measuring (j)", exc)
         return [unavailable(key, _WORK, short_error(exc), nucleo_failed=True)]
+    finally:
+        if kept is None:
+            os.environ.pop("NUCLEO_MCP_PINS", None)
+        else:
+            os.environ["NUCLEO_MCP_PINS"] = kept
+        pins.cleanup()
     return _report(key, measured)
 
 
