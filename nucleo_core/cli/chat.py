@@ -14,7 +14,7 @@ from nucleo_core.cli.approvals import terminal_approver
 from nucleo_core.cli.catalog import load_thinker_class
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
-from nucleo_core.cli.resume import guard_the_hub
+from nucleo_core.cli.resume import audit_the_hub, guard_the_hub
 from nucleo_core.cli.running import (
     AnswerPrinter,
     build_thinker,
@@ -26,6 +26,7 @@ from nucleo_core.cli.running import (
     resolve_seat,
 )
 from nucleo_core.cli.skills import attach_skills, skill_option
+from nucleo_core.cli.tool_failures import tool_failures_as_lines
 
 if TYPE_CHECKING:
     from nucleo_core.thinking.chat import ChatThinker
@@ -94,6 +95,7 @@ def chat(
     hub = loaded_hub(mcp_servers=True)  # closed when the chat ends: its MCP servers stop
     try:
         guard_the_hub(hub, only_if_configured=True)  # the project's [guard], when it has one
+        audit_the_hub(hub)  # every grant, refusal and call on the project's record
         instance: ChatThinker = build_thinker(
             thinker_class,
             thinker,
@@ -130,7 +132,8 @@ def chat(
             await catalog.aclose()
 
     try:
-        asyncio.run(chatting())
+        with tool_failures_as_lines():
+            asyncio.run(chatting())
     except Exception as exc:
         failure = model_failure(exc, seat, thinker).message
         raise CommandError(f"{failure} The conversation is kept: {resume}") from exc

@@ -32,12 +32,14 @@ from nucleo_core.cli.running import (
     resolve_seat,
 )
 from nucleo_core.cli.store import resolved_store, store_option
+from nucleo_core.cli.tool_failures import tool_failures_as_lines
 
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationService
     from nucleo_core.hub import ToolHub
+    from nucleo_core.stores import StoreURL
 
-__all__ = ["STILL_PAUSED_EXIT_CODE", "guard_the_hub", "resume"]
+__all__ = ["STILL_PAUSED_EXIT_CODE", "audit_the_hub", "guard_the_hub", "resume"]
 
 #: The exit code of a resume that is still waiting for an approval.
 STILL_PAUSED_EXIT_CODE = 3
@@ -71,6 +73,32 @@ def guard_the_hub(hub: ToolHub, *, only_if_configured: bool = False) -> None:
     if only_if_configured and config.project is None:
         return
     hub.guard = PermissionGuard(config.policy, hub.plugins, hook_timeout=config.hook_timeout)
+
+
+def audit_the_hub(hub: ToolHub, store_url: StoreURL | str | None = None) -> None:
+    """Give ``hub`` the project's audit record, closed with the hub.
+
+    Every grant, refusal, decision and call of the command's run goes on the record that
+    `nucleo audit` reads: the store ``store_url`` names (``--store``), else the project's
+    (`AuditLog.open`: ``.nucleo/audit.sqlite3``, or the configured path or store URL).
+
+    Raises:
+        CommandError: The record cannot be opened, or is not one (the message says which).
+    """
+    from nucleo_core.guard.audit import AuditError, AuditLog
+    from nucleo_core.stores import StoreError
+
+    try:
+        if store_url is None:
+            log = AuditLog.open()
+        else:
+            from nucleo_core.stores import open_audit
+
+            log = AuditLog(open_audit(store_url))
+    except (AuditError, StoreError) as exc:
+        raise CommandError(str(exc)) from exc
+    hub.audit = log
+    hub.on_close(log.close)
 
 
 @click.command()
@@ -125,6 +153,7 @@ def resume(
         hub = loaded_hub(mcp_servers=True)
         try:
             guard_the_hub(hub)
+            audit_the_hub(hub, url)
             instance: Thinker[Any, Any] = build_thinker(
                 thinker_class,
                 path,
@@ -142,7 +171,8 @@ def resume(
                     await catalog.aclose()
 
             try:
-                answer = asyncio.run(resuming())
+                with tool_failures_as_lines():
+                    answer = asyncio.run(resuming())
             except RunPaused as paused:
                 lines = [f"{a.id}  {a.tool} ({a.source})" for a in paused.approvals]
                 raise _StillPaused(

@@ -13,7 +13,7 @@ from nucleo_core.cli.approvals import terminal_approver
 from nucleo_core.cli.catalog import load_thinker_class
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
-from nucleo_core.cli.resume import guard_the_hub
+from nucleo_core.cli.resume import audit_the_hub, guard_the_hub
 from nucleo_core.cli.running import (
     AnswerPrinter,
     as_json,
@@ -29,6 +29,7 @@ from nucleo_core.cli.running import (
     resolve_seat,
 )
 from nucleo_core.cli.skills import attach_skills, skill_option
+from nucleo_core.cli.tool_failures import tool_failures_as_lines
 
 __all__ = ["run"]
 
@@ -96,6 +97,7 @@ def run(
     hub = loaded_hub(mcp_servers=True)
     try:
         guard_the_hub(hub, only_if_configured=True)  # the project's [guard], when it has one
+        audit_the_hub(hub)  # every grant, refusal and call on the project's record
         instance: Thinker[Any, Any] = build_thinker(
             thinker_class, thinker, declaration, hub=hub, catalog=catalog, pin=pin
         )
@@ -114,7 +116,8 @@ def run(
                 await catalog.aclose()
 
         try:
-            answer = asyncio.run(running())
+            with tool_failures_as_lines():
+                answer = asyncio.run(running())
         except Exception as exc:
             raise model_failure(exc, seat, thinker) from exc
     finally:

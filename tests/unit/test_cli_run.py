@@ -494,3 +494,64 @@ def test_every_event_kind_of_the_demo_is_printed_with_an_indent(empty: Path) -> 
     told: list[Any] = [event for event in printed["events"] if event["step"] != max(STEPS)]
     for event in told:
         assert _fresh_ids_masked(" ".join(event["text"].split())) in output
+
+
+BREAKER = '''\
+"""A thinker whose one tool fails with a secret in its message."""
+
+from nucleo_core import tool
+from nucleo_core.thinking.single_objective import SingleObjectiveThinker
+
+
+@tool(read_only=True, risk="low")
+def explode(code: str) -> str:
+    """Fail, saying a secret."""
+    raise RuntimeError(f"the database password is hunter2 ({code})")
+
+
+class Breaker(SingleObjectiveThinker[str, str]):
+    @classmethod
+    def declare_default_tools(cls):
+        return [explode]
+'''
+
+
+def test_a_failing_tool_is_one_warning_line_on_stderr_never_a_traceback(desk: Path) -> None:
+    """The executor's log of a failed call reaches the terminal as one line, without details."""
+    (desk / "breaker.py").write_text(BREAKER, encoding="utf-8")
+    model = ScriptedModel([tool_use_response(("explode", {"code": "7"})), "It failed."])
+    result = invoke("run", "breaker:Breaker", "Go", "--model", PIN, model=model)
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "It failed.\n"
+    (line,) = [said for said in result.stderr.splitlines() if "explode" in said]
+    assert line.startswith("Warning: tool 'explode' (call ")
+    assert "failed: RuntimeError" in line
+    assert "nucleo audit --json" in line
+    assert "Traceback" not in result.stderr
+    assert "hunter2" not in result.output
+
+
+def test_a_run_s_calls_are_on_the_project_s_audit_record(desk: Path) -> None:
+    """`nucleo run` writes the project's record: the failed call, its developer details there."""
+    from nucleo_core.guard.audit import AuditLog
+
+    (desk / "breaker.py").write_text(BREAKER, encoding="utf-8")
+    model = ScriptedModel([tool_use_response(("explode", {"code": "7"})), "It failed."])
+    result = invoke("run", "breaker:Breaker", "Go", "--model", PIN, model=model)
+    assert result.exit_code == 0, result.output
+
+    with AuditLog.open(start=desk) as log:
+        records = [r for r in log.read() if r.tool == "explode"]
+        assert log.verify().ok
+    kinds = [str(r.kind) for r in records]
+    assert kinds[0].endswith("call_start")
+    assert kinds[-1].endswith("call_finish")
+    (finished,) = [r for r in records if str(r.kind).endswith("call_finish")]
+    assert finished.outcome == "tool_error"
+    assert finished.developer is not None
+    assert "hunter2" in finished.developer.message
+    assert "Traceback" in (finished.developer.traceback or "")
+    shown = invoke("audit", "--json")
+    assert shown.exit_code == 0, shown.output
+    assert "explode" in shown.stdout
