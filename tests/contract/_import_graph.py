@@ -90,8 +90,11 @@ def _absolute(module: str, files: dict[str, Path], level: int, target: str | Non
 
 
 def _defining_module(package: str, name: str, files: dict[str, Path], seen: frozenset[str]) -> str:
-    """The module that defines ``name`` as seen from ``package``: a submodule, or the module a
-    package's ``__init__`` re-exports it from, followed to the end."""
+    """The module that defines ``name`` as seen from ``package``.
+
+    That is a submodule of that name, or the module the package's ``__init__`` re-exports the
+    name from, followed to the end.
+    """
     submodule = f"{package}.{name}"
     if submodule in files:
         return submodule
@@ -102,9 +105,7 @@ def _defining_module(package: str, name: str, files: dict[str, Path], seen: froz
             continue
         if not any((alias.asname or alias.name) == name for alias in node.names):
             continue
-        source = (
-            _absolute(package, files, node.level, node.module) if node.level else node.module
-        )
+        source = _absolute(package, files, node.level, node.module) if node.level else node.module
         if source is None or not (source == PACKAGE or source.startswith(PACKAGE + ".")):
             return package
         original = next(a.name for a in node.names if (a.asname or a.name) == name)
