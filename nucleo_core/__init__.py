@@ -5,6 +5,7 @@ provider SDK: those are imported when first used. A plugin author imports `hooki
 `Verdict` for admission hooks) from here.
 """
 
+from nucleo_core._version import __version__
 from nucleo_core.conversations.errors import ConversationBusy
 from nucleo_core.errors import (
     CorrectableError,
@@ -88,8 +89,6 @@ from nucleo_core.tools import (
     tool,
     tools_in_module,
 )
-
-__version__ = "0.1.0.dev0"
 
 __all__ = [
     "Admission",

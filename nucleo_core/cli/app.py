@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from nucleo_core import __version__
+from nucleo_core._version import __version__
 from nucleo_core.cli import render
 from nucleo_core.cli.approvals import approvals
 from nucleo_core.cli.ask import ask

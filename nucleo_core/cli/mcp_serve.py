@@ -142,7 +142,7 @@ def client_config(
 def _serve(
     profile: GatewayProfile, *, http: bool, host: str, port: int, allow_remote: bool
 ) -> None:
-    from nucleo_core import __version__
+    from nucleo_core._version import __version__
     from nucleo_core.cli.approvals import _store as approvals_store
     from nucleo_core.cli.catalog import load_thinker_class
     from nucleo_core.cli.hub import loaded_hub

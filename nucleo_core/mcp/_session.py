@@ -24,7 +24,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from nucleo_core import __version__
+from nucleo_core._version import __version__
 from nucleo_core.mcp._features import ClientFeatures
 from nucleo_core.mcp._results import to_result
 from nucleo_core.mcp._stderr import tail as _tail

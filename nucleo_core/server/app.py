@@ -151,7 +151,7 @@ def create_app(service: ApiService) -> FastAPI:
     Args:
         service: What is served (`ApiService.build`).
     """
-    from nucleo_core import __version__
+    from nucleo_core._version import __version__
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

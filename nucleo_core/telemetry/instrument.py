@@ -66,7 +66,7 @@ def instrument(
         raise TracingNotInstalled(missing_sdk("otel"))
     from opentelemetry import trace
 
-    from nucleo_core import __version__
+    from nucleo_core._version import __version__
     from nucleo_core.telemetry._otel import OpenTelemetryObserver
 
     tracer = trace.get_tracer(SCOPE, __version__, tracer_provider=tracer_provider)
