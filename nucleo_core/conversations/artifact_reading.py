@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from nucleo_core.conversations.artifact import Artifact
 from nucleo_core.conversations.artifact_paths import (
     PathSegment,
     describe_value,
@@ -26,7 +27,6 @@ from nucleo_core.conversations.artifact_paths import (
     parse_path,
     resolve_path,
 )
-from nucleo_core.conversations.artifacts import Artifact
 from nucleo_core.conversations.errors import ArtifactPathError, ArtifactSearchError
 
 __all__ = ["MAX_RESULT_CHARS", "MAX_SEARCH_RESULTS", "parse_json", "read_field", "search_content"]

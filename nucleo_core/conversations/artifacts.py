@@ -14,10 +14,16 @@ import json
 import threading
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, final
 
+from nucleo_core.conversations.artifact import (
+    JSON_MEDIA_TYPE,
+    TEXT_MEDIA_TYPE,
+    Artifact,
+    ArtifactRef,
+)
 from nucleo_core.conversations.errors import ArtifactNotFound, ConversationClosedError
 from nucleo_core.models.messages import ContentBlock, Message, ToolResultBlock
 
@@ -38,51 +44,6 @@ __all__ = [
 DEFAULT_THRESHOLD_CHARS = 4000
 #: How many characters of a kept output the conversation shows.
 DEFAULT_PREVIEW_CHARS = 500
-JSON_MEDIA_TYPE = "application/json"
-TEXT_MEDIA_TYPE = "text/plain"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ArtifactRef:
-    """What stands for an artifact where its content does not go: a sub-thinker's input.
-
-    Attributes:
-        id: The artifact id (``art_`` and 12 hex digits).
-        size: The content's length in characters.
-        media_type: ``application/json``, ``text/plain``, or what the keeper declared.
-    """
-
-    id: str
-    size: int
-    media_type: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Artifact:
-    """A large output kept aside from the conversation.
-
-    Attributes:
-        id: The artifact id the model reads it by.
-        content: The whole content.
-        media_type: Its media type; ``application/json`` content is read by JSON path.
-        created: When it was kept (UTC).
-    """
-
-    id: str
-    content: str
-    media_type: str
-    created: datetime
-
-    @property
-    def ref(self) -> ArtifactRef:
-        """The reference that stands for this artifact."""
-        return ArtifactRef(id=self.id, size=len(self.content), media_type=self.media_type)
-
-    @property
-    def is_json(self) -> bool:
-        """Whether the media type says JSON (``application/json`` or ``...+json``)."""
-        base = self.media_type.split(";", 1)[0].strip().lower()
-        return base == JSON_MEDIA_TYPE or base.endswith("+json")
 
 
 @final

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from nucleo_core.conversations.artifacts import Artifact
+    from nucleo_core.conversations.artifact import Artifact
     from nucleo_core.conversations.marker import Marker
     from nucleo_core.models.messages import Message
     from nucleo_core.skills.skill import Skill

@@ -52,7 +52,7 @@ from nucleo_core.stores.postgres import PostgresDatabase, advisory_key, database
 if TYPE_CHECKING:
     import psycopg
 
-    from nucleo_core.conversations.artifacts import Artifact
+    from nucleo_core.conversations.artifact import Artifact
     from nucleo_core.conversations.marker import Marker
     from nucleo_core.models.messages import Message
     from nucleo_core.skills.skill import Skill

@@ -34,7 +34,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn, final
 
-from nucleo_core.conversations.artifacts import Artifact
+from nucleo_core.conversations.artifact import Artifact
 from nucleo_core.conversations.errors import ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
 from nucleo_core.conversations.marker import Marker
