@@ -34,6 +34,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -163,6 +164,52 @@ class PendingCall:
     call: ToolCall
     request: ApprovalRequest
     approval_id: str
+
+    def approval_record(
+        self,
+        *,
+        thinker: str,
+        conversation_id: str,
+        requested_by: str,
+        expiry: float,
+        now: datetime | None = None,
+    ) -> ApprovalRecord:
+        """The pending approval the call waits for, as the approvals' store files it.
+
+        What a paused turn, the MCP gateway and the HTTP API's executions each file for a
+        call left waiting: the request's tool, source, risk and arguments (with their digest,
+        which the approval is bound to), under this call's approval id.
+
+        Args:
+            thinker: The qualified class name of the thinker (or caller) the call is for.
+            conversation_id: The conversation (or key) a decision of the approval resumes.
+            requested_by: Who asked for the call.
+            expiry: Seconds from ``now`` until the approval expires undecided.
+            now: When the approval was requested; the current time when ``None`` (a paused
+                turn gives all its records one time).
+        """
+        from nucleo_core.guard.approval_store import ApprovalRecord
+        from nucleo_core.guard.audit.canonical import arguments_digest
+
+        request = self.request
+        arguments = dict(request.arguments)
+        requested_at = datetime.now(UTC) if now is None else now
+        return ApprovalRecord(
+            id=self.approval_id,
+            thinker=thinker,
+            conversation_id=conversation_id,
+            call_id=self.call.id,
+            tool=request.tool,
+            source=request.source,
+            risk=request.risk,
+            risk_declared=request.risk_declared,
+            arguments=arguments,
+            arguments_digest=arguments_digest(arguments),
+            decided_by_rule=request.decided_by,
+            requested_by=requested_by,
+            requested_at=requested_at,
+            expires_at=requested_at + timedelta(seconds=expiry),
+        )
 
 
 @dataclass(frozen=True, slots=True)

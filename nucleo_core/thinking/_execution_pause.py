@@ -153,24 +153,13 @@ def pause_turn(
             state = delegated.pop(index).state
             delegations[execution.calls[index].id] = state
             every.extend(state.approvals)
-        request = pending.request
-        arguments = dict(request.arguments)
         records.append(
-            ApprovalRecord(
-                id=pending.approval_id,
+            pending.approval_record(
                 thinker=thinker,
                 conversation_id=conversation_id or context.id,
-                call_id=pending.call.id,
-                tool=request.tool,
-                source=request.source,
-                risk=request.risk,
-                risk_declared=request.risk_declared,
-                arguments=arguments,
-                arguments_digest=arguments_digest(arguments),
-                decided_by_rule=request.decided_by,
                 requested_by=requested_by,
-                requested_at=now,
-                expires_at=now + timedelta(seconds=expiry),
+                expiry=expiry,
+                now=now,
             )
         )
         every.append(records[-1])
