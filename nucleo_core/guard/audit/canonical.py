@@ -22,7 +22,8 @@ arguments must give the same bytes in every process, whatever order their keys c
   its fields;
 - anything else is refused with `AuditValueError`, which names the type, never the value.
 
-`arguments_digest` is the SHA-256 of that text, in lowercase hex.
+`arguments_digest` is the SHA-256 of that text, in lowercase hex (`sha256_hex`, which the
+audit record's chain digests use too).
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ import json.encoder
 import math
 from collections.abc import Callable, Mapping
 from json.encoder import encode_basestring
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nucleo_core.guard.audit.errors import AuditValueError
 
-__all__ = ["arguments_digest", "canonical_json"]
+__all__ = ["arguments_digest", "canonical_json", "sha256_hex"]
 
 # One encoder, built once: `json.dumps` with options builds a new one per call.
 _ENCODER = json.JSONEncoder(
@@ -83,16 +84,25 @@ def arguments_digest(arguments: object) -> str:
     Raises:
         AuditValueError: as `canonical_json` does.
     """
-    global _sha256_hex
-    if _sha256_hex is None:
-        from nucleo_core.guard.audit.records import sha256_hex
-
-        _sha256_hex = sha256_hex
-    return _sha256_hex(canonical_json(arguments))
+    return sha256_hex(canonical_json(arguments))
 
 
-# `records.sha256_hex`, imported on the first digest (records imports this module).
-_sha256_hex: Callable[[str], str] | None = None
+if TYPE_CHECKING:
+    from hashlib import _Hash
+
+# hashlib is imported on the first digest, not with the package (``import nucleo_core`` stays
+# free of it); the function is then kept here, so each digest costs no import statement.
+_sha256: Callable[[bytes], _Hash] | None = None
+
+
+def sha256_hex(text: str) -> str:
+    """The SHA-256 of ``text`` in UTF-8, in lowercase hex."""
+    global _sha256
+    if _sha256 is None:
+        import hashlib
+
+        _sha256 = hashlib.sha256
+    return _sha256(text.encode()).hexdigest()
 
 
 def _plain(value: object, where: str) -> Any:

@@ -33,11 +33,11 @@ from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Final, Protocol, cast, final
 
-from nucleo_core.guard.audit.canonical import canonical_json
+from nucleo_core.guard.audit.canonical import canonical_json, sha256_hex
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import AuditEvent
 from nucleo_core.guard.audit.memory_store import MemoryAuditStore
-from nucleo_core.guard.audit.records import AuditRecord, content_parts, sha256_hex, time_text
+from nucleo_core.guard.audit.records import AuditRecord, content_parts, time_text
 from nucleo_core.guard.audit.store import AuditQuery, AuditStore
 from nucleo_core.guard.audit.verify import VerifyReport
 

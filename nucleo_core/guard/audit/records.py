@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, cast
 
-from nucleo_core.guard.audit.canonical import canonical_json
+from nucleo_core.guard.audit.canonical import canonical_json, sha256_hex
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import (
     AuditEvent,
@@ -138,25 +138,6 @@ class AuditRecord:
             "prev_digest": self.prev_digest,
             "digest": self.digest,
         }
-
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from hashlib import _Hash
-
-# hashlib is imported on the first digest, not with the package (``import nucleo_core`` stays
-# free of it); the function is then kept here, so each digest costs no import statement.
-_sha256: Callable[[bytes], _Hash] | None = None
-
-
-def sha256_hex(text: str) -> str:
-    """The SHA-256 of ``text`` in UTF-8, in lowercase hex."""
-    global _sha256
-    if _sha256 is None:
-        import hashlib
-
-        _sha256 = hashlib.sha256
-    return _sha256(text.encode()).hexdigest()
 
 
 def chain_digest(sequence: int, prev_digest: str, content: str) -> str:
