@@ -44,6 +44,8 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._aclosing import AsyncClosesOnExit
+from nucleo_core.models._block_data import tool_result_data
 from nucleo_core.models._json_depth import MAX_JSON_DEPTH, exceeds, loads, loads_cut, tool_input
 from nucleo_core.models._retry import logger_for, retried, retried_stream
 from nucleo_core.models._retry_after import retry_after as read_retry_after
@@ -128,7 +130,7 @@ class _WireRequest(NamedTuple):
 
 
 @final
-class AnthropicClient:
+class AnthropicClient(AsyncClosesOnExit):
     """A `ModelClient` for Anthropic's Messages API, through the official ``anthropic`` SDK.
 
     The client owns one ``AsyncAnthropic`` (and its connection pool): close it with
@@ -196,14 +198,6 @@ class AnthropicClient:
     def __repr__(self) -> str:
         # Never the key: only where the client points.
         return f"AnthropicClient(base_url={str(self._client.base_url)!r})"
-
-    async def __aenter__(self) -> AnthropicClient:
-        """Enter an ``async with`` block that closes the client on exit."""
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        """Close the client."""
-        await self.aclose()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send one request and return the whole response.
@@ -407,12 +401,7 @@ def _block(block: ContentBlock) -> ContentBlockParam | None:
     if isinstance(block, ToolUseBlock):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": _input(block)}
     if isinstance(block, ToolResultBlock):
-        return {
-            "type": "tool_result",
-            "tool_use_id": block.tool_use_id,
-            "content": block.content,
-            "is_error": block.is_error,
-        }
+        return cast("ContentBlockParam", tool_result_data(block))
     if isinstance(block, ProviderBlock):
         # Anthropic's own server-tool blocks go back as they came; another provider's mean
         # nothing here.

@@ -70,7 +70,6 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from contextlib import aclosing, contextmanager
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, cast, final
 from urllib.parse import urlsplit
 
@@ -84,6 +83,7 @@ from nucleo_core.errors import (
     ModelResponseMalformed,
     ModelServerError,
 )
+from nucleo_core.models._aclosing import AsyncClosesOnExit
 from nucleo_core.models._json_depth import (
     MAX_JSON_DEPTH,
     JSONTooDeep,
@@ -156,7 +156,7 @@ _BODY_LEVELS = 7
 
 
 @final
-class OpenAIChatClient:
+class OpenAIChatClient(AsyncClosesOnExit):
     """A `ModelClient` over OpenAI chat completions, for OpenAI and OpenAI-compatible servers.
 
     Example:
@@ -451,17 +451,6 @@ class OpenAIChatClient:
     async def aclose(self) -> None:
         """Release the client's connections."""
         await self._client.close()
-
-    async def __aenter__(self) -> OpenAIChatClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     # -- request ---------------------------------------------------------------------------
 
