@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from nucleo_core._project import project_folder
 from nucleo_core.stores.errors import StoreURLError
 
 __all__ = [
@@ -135,9 +136,6 @@ def resolve_store_url(
     environment = os.environ.get(STORE_ENVIRONMENT_VARIABLE)
     if environment:
         return _parsed(environment, f"${STORE_ENVIRONMENT_VARIABLE}", None)
-    # Imported here: the audit's settings know where the project folder is.
-    from nucleo_core.guard.audit.settings import project_folder
-
     folder = project_folder(start)
     for name, keys in (("nucleo.toml", ()), ("pyproject.toml", ("tool", "nucleo"))):
         file = folder / name

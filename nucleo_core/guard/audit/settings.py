@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from nucleo_core._project import PROJECT_FOLDER_NAME, project_folder
 from nucleo_core.guard.audit.errors import AuditConfigError
 
 __all__ = [
@@ -39,9 +40,7 @@ __all__ = [
 
 #: Names the audit's SQLite file, over the configuration.
 AUDIT_ENVIRONMENT_VARIABLE: Final = "NUCLEO_AUDIT"
-#: The folder of a project where nucleo keeps its state.
-PROJECT_FOLDER_NAME: Final = ".nucleo"
-#: The audit's file in that folder.
+#: The audit's file in the project's ``.nucleo`` folder.
 AUDIT_FILE_NAME: Final = "audit.sqlite3"
 
 _KEYS = frozenset({"path", "record_arguments"})
@@ -61,23 +60,6 @@ class AuditSettings:
     path: Path
     record_arguments: bool = False
     origin: str = "default"
-
-
-def project_folder(start: str | os.PathLike[str] | None = None) -> Path:
-    """The project folder nearest to ``start`` (the working directory), going up.
-
-    The first folder holding a ``nucleo.toml``, a ``pyproject.toml`` or a ``.nucleo`` folder;
-    ``start`` itself when none does.
-    """
-    directory = Path(start) if start is not None else Path.cwd()
-    for folder in (directory, *directory.resolve().parents):
-        if (
-            (folder / "nucleo.toml").is_file()
-            or (folder / "pyproject.toml").is_file()
-            or (folder / PROJECT_FOLDER_NAME).is_dir()
-        ):
-            return folder
-    return directory
 
 
 def audit_settings(start: str | os.PathLike[str] | None = None) -> AuditSettings:
