@@ -1,4 +1,7 @@
-"""How long a rate-limited provider asked to wait, read from its response headers."""
+"""How long a rate-limited provider asked to wait, read from its response headers.
+
+`rate_limited` builds the error both adapters raise for a rate-limited request, with that wait.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-__all__ = ["retry_after"]
+from nucleo_core.errors import ModelRateLimited
+
+__all__ = ["rate_limited", "retry_after"]
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:
@@ -42,3 +47,21 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
     if not math.isfinite(delay):
         return None
     return max(delay, 0.0)
+
+
+def rate_limited(
+    message: str, *, provider: str, status: int | None, headers: Mapping[str, str] | None
+) -> ModelRateLimited:
+    """The error for a rate-limited request, saying how long the provider asked to wait.
+
+    Args:
+        message: What happened, in the adapter's words.
+        provider: The provider the error names.
+        status: The HTTP status, or ``None`` for an error event inside a stream.
+        headers: The response's headers, read by `retry_after`; ``None`` when there are none to
+            read (an error event inside a stream).
+    """
+    wait = None if headers is None else retry_after(headers)
+    if wait is not None:
+        message += f"; retry after {wait:g}s"
+    return ModelRateLimited(message, provider=provider, status=status, retry_after=wait)
