@@ -16,26 +16,20 @@ every grade (seed 002: "the pin reaches every call"), so a pinned thinker's tool
 the same entry. The tokens a seat spends are added to the parent's run
 (``record_usage``), like a sub-thinker's.
 
-This module is in the tools layer, which imports nothing of the models or thinking layers at
-import time: what a call needs (`LLMCall`, messages, the catalog) is imported when the first
-call is made, by which time a thinker has imported it anyway.
+This module is in the tools layer, which knows nothing of the models and thinking layers: a
+seat holds its declaration and where it is seated, and what a call needs from above (what a
+`ThinkerDeclaration` is, the catalog to discover, the `LLMCall` exchange) is a `SeatBinding`
+(``tools/_seat_binding.py``), which the thinking layer binds (``thinking/seat_binding.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
+from typing import Any, ClassVar, TypeVar, overload
 
 from nucleo_core.errors import MisuseError, ToolDeclarationError
-
-if TYPE_CHECKING:
-    from nucleo_core.models.catalog import ModelCatalog, ModelEntry
-    from nucleo_core.models.client import ModelClient
-    from nucleo_core.models.declaration import AnswerSize, ThinkerDeclaration
-    from nucleo_core.models.messages import Message
-    from nucleo_core.thinking.correction import ResponseCorrection
-    from nucleo_core.thinking.response import ThinkingResponse
+from nucleo_core.tools._seat_binding import SeatDeclaration, bound_binding
 
 __all__ = ["ModelDependent", "ModelSeat", "ModelSeatUnavailable", "SeatGrade"]
 
@@ -77,10 +71,11 @@ class ModelSeat:
     is one `LLMCall` exchange, with its corrections and truncation escalation, and no tools.
 
     Args:
-        declaration: The seat's declaration (grade and answer size).
+        declaration: The seat's `ThinkerDeclaration` (grade and answer size).
         pin: An entry id that beats the grade.
-        catalog: Where the seat is resolved; ``ModelCatalog.discover()`` when ``None``.
-        client: A model client to use instead of the catalog's.
+        catalog: The `ModelCatalog` the seat is resolved in; ``ModelCatalog.discover()`` when
+            ``None``.
+        client: A `ModelClient` to use instead of the catalog's.
 
     Example:
         >>> from nucleo_core import ModelCatalog, ModelSeat, ThinkerDeclaration
@@ -96,19 +91,17 @@ class ModelSeat:
 
     def __init__(
         self,
-        declaration: ThinkerDeclaration,
+        declaration: SeatDeclaration,
         *,
         pin: str | None = None,
-        catalog: ModelCatalog | None = None,
-        client: ModelClient | None = None,
+        catalog: Any = None,
+        client: Any = None,
     ) -> None:
-        from nucleo_core.models.declaration import ThinkerDeclaration
-
-        if not isinstance(declaration, ThinkerDeclaration):
+        if bound_binding().declaration(declaration) is None:
             raise MisuseError(
                 "ModelSeat needs a ThinkerDeclaration(grade, answer_size) as its first argument"
             )
-        self._declaration: ThinkerDeclaration | None = declaration
+        self._declaration: SeatDeclaration | None = declaration
         self._pin = pin
         self._catalog = catalog
         self._client = client
@@ -142,8 +135,8 @@ class ModelSeat:
         return self._base_declaration() is not None
 
     @property
-    def declaration(self) -> ThinkerDeclaration:
-        """The declaration calls are made with: the parent's, with the declared grade if any.
+    def declaration(self) -> Any:
+        """The `ThinkerDeclaration` calls are made with: the parent's, on the declared grade.
 
         Raises:
             ModelSeatUnavailable: The tool was created without a thinker.
@@ -153,9 +146,7 @@ class ModelSeat:
             raise self._unavailable()
         if self._grade is None or self._grade == base.grade:
             return base
-        from dataclasses import replace
-
-        return replace(base, grade=self._grade)
+        return bound_binding().declaration(base, grade=self._grade)
 
     @property
     def pin(self) -> str | None:
@@ -165,23 +156,23 @@ class ModelSeat:
         return self._pin
 
     @property
-    def catalog(self) -> ModelCatalog | None:
-        """The model catalog calls are resolved in (the parent's), or ``None`` to discover one."""
+    def catalog(self) -> Any:
+        """The `ModelCatalog` calls are resolved in (the parent's), or ``None`` to discover one."""
         if self._parent is not None:
             parents = getattr(self._parent, "catalog", None)
             if parents is not None:
-                return parents  # type: ignore[no-any-return]  # a thinker's ModelCatalog
+                return parents
         return self._catalog
 
     @property
-    def client(self) -> ModelClient | None:
-        """The client calls go to (the parent's), or ``None`` for the catalog's."""
+    def client(self) -> Any:
+        """The `ModelClient` calls go to (the parent's), or ``None`` for the catalog's."""
         if self._parent is not None:
             return getattr(self._parent, "client", None)
         return self._client
 
-    def entry(self) -> ModelEntry:
-        """The catalog entry a call is seated on now (the pin beats the grade).
+    def entry(self) -> Any:
+        """The `ModelEntry` a call is seated on now (the pin beats the grade).
 
         Raises:
             ModelSeatUnavailable: The tool was created without a thinker.
@@ -195,41 +186,42 @@ class ModelSeat:
     @overload
     async def complete(
         self,
-        prompt: str | Sequence[Message],
+        prompt: str | Sequence[Any],
         *,
         system: str = "",
-        answer_size: AnswerSize | int | str | None = None,
-        correction: ResponseCorrection | None = None,
+        answer_size: int | str | None = None,
+        correction: Any = None,
     ) -> str: ...
 
     @overload
     async def complete(
         self,
-        prompt: str | Sequence[Message],
+        prompt: str | Sequence[Any],
         *,
         output_type: type[AnswerT],
         system: str = "",
-        answer_size: AnswerSize | int | str | None = None,
-        correction: ResponseCorrection | None = None,
+        answer_size: int | str | None = None,
+        correction: Any = None,
     ) -> AnswerT: ...
 
     async def complete(
         self,
-        prompt: str | Sequence[Message],
+        prompt: str | Sequence[Any],
         *,
         output_type: Any = str,
         system: str = "",
-        answer_size: AnswerSize | int | str | None = None,
-        correction: ResponseCorrection | None = None,
+        answer_size: int | str | None = None,
+        correction: Any = None,
     ) -> Any:
         """Ask the model on this seat and return its answer, of ``output_type`` (text by default).
 
         Args:
-            prompt: The user message's text, or the whole conversation to send.
+            prompt: The user message's text, or the whole conversation to send (its messages).
             output_type: The answer's declared type (``str``, a pydantic model, ...).
             system: The system text.
-            answer_size: The answer budget, instead of the seat's declaration's.
-            correction: The correction budget of the exchange.
+            answer_size: The answer budget (an `AnswerSize`, its value or a token count),
+                instead of the seat's declaration's.
+            correction: The `ResponseCorrection` budget of the exchange.
 
         Raises:
             ModelSeatUnavailable: The tool was created without a thinker.
@@ -249,14 +241,14 @@ class ModelSeat:
 
     async def respond(
         self,
-        prompt: str | Sequence[Message],
+        prompt: str | Sequence[Any],
         *,
         output_type: Any = str,
         system: str = "",
-        answer_size: AnswerSize | int | str | None = None,
-        correction: ResponseCorrection | None = None,
-    ) -> ThinkingResponse[Any]:
-        """Like `complete`, but return the whole response (answer, usage, the entry it ran on).
+        answer_size: int | str | None = None,
+        correction: Any = None,
+    ) -> Any:
+        """Like `complete`, but return the whole `ThinkingResponse` (answer, usage, its entry).
 
         Raises:
             ModelSeatUnavailable: The tool was created without a thinker.
@@ -266,25 +258,19 @@ class ModelSeat:
             ModelNotConfigured: No seat, SDK or key.
         """
         declaration = self.declaration
+        binding = bound_binding()
         if answer_size is not None:
-            from dataclasses import replace
-
-            declaration = replace(declaration, answer_size=answer_size)
-        from nucleo_core.models.messages import Message
-        from nucleo_core.thinking.llm_call import LLMCall
-
-        messages = [Message.user(prompt)] if isinstance(prompt, str) else list(prompt)
-        call: LLMCall[Any] = LLMCall(
+            declaration = binding.declaration(declaration, answer_size=answer_size)
+        result = await binding.exchange(
+            prompt,
             declaration=declaration,
-            messages=messages,
             catalog=self._resolved_catalog(),
-            system=system,
-            output_type=output_type,
             pin=self.pin,
-            correction=correction,
             client=self.client,
+            output_type=output_type,
+            system=system,
+            correction=correction,
         )
-        result = await call.run()
         record = getattr(self._parent, "record_usage", None) if self._parent is not None else None
         if callable(record):  # the tool's tokens count in its thinker's run
             record(result.usage)
@@ -292,21 +278,19 @@ class ModelSeat:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _base_declaration(self) -> ThinkerDeclaration | None:
+    def _base_declaration(self) -> SeatDeclaration | None:
         if self._parent is None:
             return self._declaration
-        from nucleo_core.models.declaration import ThinkerDeclaration
+        declaration: SeatDeclaration | None = bound_binding().declaration(
+            getattr(self._parent, "declaration", None)
+        )
+        return declaration
 
-        declaration = getattr(self._parent, "declaration", None)
-        return declaration if isinstance(declaration, ThinkerDeclaration) else None
-
-    def _resolved_catalog(self) -> ModelCatalog:
+    def _resolved_catalog(self) -> Any:
         catalog = self.catalog
         if catalog is None:
-            from nucleo_core.models.catalog import ModelCatalog
-
             # Kept, so that one seat discovers its configuration once.
-            catalog = self._catalog = ModelCatalog.discover()
+            catalog = self._catalog = bound_binding().discover_catalog()
         return catalog
 
     def _unavailable(self) -> ModelSeatUnavailable:
