@@ -11,6 +11,9 @@ the adapters build their SDK clients with ``max_retries=0`` and retry here inste
 
 The wait is the provider's ``retry-after`` when it gave one (at most `MAX_WAIT`), else an
 exponential backoff with jitter: 0.5 s, 1 s, 2 s ... at most 8 s.
+
+Both adapters are `RetriedAttempts`: each writes one attempt of an exchange, and its
+``complete`` and ``stream`` are those attempts, retried here.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import logging
 import random
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from nucleo_core.errors import (
     ModelConnectionError,
@@ -30,7 +33,18 @@ from nucleo_core.errors import (
     ModelServerError,
 )
 
-__all__ = ["MAX_WAIT", "is_transient", "logger_for", "retried", "retried_stream"]
+if TYPE_CHECKING:
+    from nucleo_core.models.client import StreamEvent
+    from nucleo_core.models.request import ModelRequest, ModelResponse
+
+__all__ = [
+    "MAX_WAIT",
+    "RetriedAttempts",
+    "is_transient",
+    "logger_for",
+    "retried",
+    "retried_stream",
+]
 
 T = TypeVar("T")
 
@@ -128,3 +142,48 @@ async def retried_stream(
                 raise
             retry += 1
             await _before_retry(error, retry, retries, logger, retryable)
+
+
+class RetriedAttempts:
+    """Mixin of the adapters: an exchange is one attempt, sent again while it fails transiently.
+
+    A subclass sets ``_retries`` (how many retries) and ``_logger`` (`logger_for` its provider),
+    writes one attempt of each exchange (`_complete_once`, `_stream_once`), may narrow which
+    errors are retried (`_retryable`), and answers ``complete`` with `_completed` and ``stream``
+    with `_streamed`.
+    """
+
+    __slots__ = ()
+
+    _retries: int
+    _logger: logging.Logger
+
+    def _retryable(self, error: ModelError) -> bool:
+        """Whether ``error`` is retried: by default when it is transient (`is_transient`)."""
+        return is_transient(error)
+
+    async def _complete_once(self, request: ModelRequest) -> ModelResponse:
+        """Send ``request`` once and return the whole response."""
+        raise NotImplementedError
+
+    def _stream_once(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        """Send ``request`` once and yield its events."""
+        raise NotImplementedError
+
+    async def _completed(self, request: ModelRequest) -> ModelResponse:
+        """`_complete_once`, retried (see `retried`)."""
+        return await retried(
+            lambda: self._complete_once(request),
+            retries=self._retries,
+            logger=self._logger,
+            retryable=self._retryable,
+        )
+
+    def _streamed(self, request: ModelRequest) -> AsyncGenerator[StreamEvent, None]:
+        """`_stream_once`, opened again while it fails before its first event (`retried_stream`)."""
+        return retried_stream(
+            lambda: self._stream_once(request),
+            retries=self._retries,
+            logger=self._logger,
+            retryable=self._retryable,
+        )

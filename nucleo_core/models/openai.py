@@ -69,7 +69,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core._extras import missing_sdk
-from nucleo_core.errors import ModelNotConfigured, ModelRequestRejected
+from nucleo_core.errors import ModelError, ModelNotConfigured, ModelRequestRejected
 from nucleo_core.models._aclosing import AsyncClosesOnExit
 from nucleo_core.models._json_depth import MAX_JSON_DEPTH, loads_cut
 from nucleo_core.models._openai_endpoint import OPENAI_BASE_URL, is_openai_endpoint, printable_url
@@ -77,7 +77,7 @@ from nucleo_core.models._openai_errors import OpenAIErrors, retryable
 from nucleo_core.models._openai_reply import BODY_LEVELS, assemble, parse_reply, read_completion
 from nucleo_core.models._openai_request import MaxTokensParameter, request_body
 from nucleo_core.models._openai_stream import StreamDraft
-from nucleo_core.models._retry import logger_for, retried, retried_stream
+from nucleo_core.models._retry import RetriedAttempts, logger_for
 from nucleo_core.models.client import ResponseComplete, StreamEvent, TextDelta
 from nucleo_core.models.request import ModelRequest, ModelResponse
 
@@ -95,7 +95,7 @@ KEYLESS_PLACEHOLDER = "not-needed"
 
 
 @final
-class OpenAIChatClient(AsyncClosesOnExit):
+class OpenAIChatClient(RetriedAttempts, AsyncClosesOnExit):
     """A `ModelClient` over OpenAI chat completions, for OpenAI and OpenAI-compatible servers.
 
     Example:
@@ -205,6 +205,9 @@ class OpenAIChatClient(AsyncClosesOnExit):
         # Never the key.
         return f"OpenAIChatClient(provider={self._provider!r}, base_url={self._endpoint!r})"
 
+    def _retryable(self, error: ModelError) -> bool:
+        return retryable(error)
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Send one request and return the whole response.
 
@@ -215,12 +218,7 @@ class OpenAIChatClient(AsyncClosesOnExit):
             ModelRequestRejected: The server refused the request (any other 4xx).
             ModelResponseMalformed: The reply could not be read as a chat completion.
         """
-        return await retried(
-            lambda: self._complete_once(request),
-            retries=self._retries,
-            logger=self._logger,
-            retryable=retryable,
-        )
+        return await self._completed(request)
 
     async def _complete_once(self, request: ModelRequest) -> ModelResponse:
         body = request_body(request, self._max_tokens_parameter)
@@ -238,14 +236,7 @@ class OpenAIChatClient(AsyncClosesOnExit):
         response. Raises the same errors as `complete`, at the start or midway; a failure
         before the first event is retried as `complete`'s are.
         """
-        async with aclosing(
-            retried_stream(
-                lambda: self._stream_once(request),
-                retries=self._retries,
-                logger=self._logger,
-                retryable=retryable,
-            )
-        ) as events:
+        async with aclosing(self._streamed(request)) as events:
             async for event in events:
                 yield event
 
