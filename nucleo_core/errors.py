@@ -56,7 +56,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nucleo_core.guard.approval_store import ApprovalRecord
+    from nucleo_core.guard.approval_record import ApprovalRecord
 
 __all__ = [
     "AnswerRefused",

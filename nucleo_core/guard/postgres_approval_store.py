@@ -18,15 +18,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final, final
 
-from nucleo_core.guard.approval_store import (
+from nucleo_core.guard._approval_deciding import (
+    DecidesOnce,
+    decided_record,
+    encoded,
+    from_row,
+    refusal,
+)
+from nucleo_core.guard.approval_record import (
     ApprovalRecord,
     ApprovalStatus,
     ApprovalStoreError,
-    _check_reason,
-    _decided,
-    _encoded,
-    _from_row,
-    _refusal,
     stored_as,
 )
 from nucleo_core.stores.postgres import PostgresDatabase, database
@@ -56,7 +58,7 @@ def _error(message: str) -> ApprovalStoreError:
 
 
 @final
-class PostgresApprovalStore:
+class PostgresApprovalStore(DecidesOnce):
     """An `ApprovalStore` in PostgreSQL.
 
     Args:
@@ -91,7 +93,7 @@ class PostgresApprovalStore:
                 r.status,
                 r.requested_at.timestamp(),
                 r.expires_at.timestamp(),
-                _encoded(r),
+                encoded(r),
             )
             for r in records
         ]
@@ -109,7 +111,7 @@ class PostgresApprovalStore:
         with self._tx("read an approval") as db:
             db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
             row = db.fetchone()
-        return None if row is None else _from_row(row)
+        return None if row is None else from_row(row)
 
     def list(
         self, *, status: ApprovalStatus | None = None, conversation_id: str | None = None
@@ -129,23 +131,8 @@ class PostgresApprovalStore:
         with self._tx("list approvals") as db:
             db.execute(query + " ORDER BY requested_at, id", params)
             rows = db.fetchall()
-        found = [_from_row(row) for row in rows]
+        found = [from_row(row) for row in rows]
         return [r for r in found if status is None or r.status_at() == status]
-
-    def approve(
-        self,
-        approval_id: str,
-        *,
-        by: str = "",
-        note: str = "",
-        content: Mapping[str, Any] | None = None,
-    ) -> ApprovalRecord:
-        """Approve, once (see `ApprovalStore.approve`)."""
-        return self._decide(approval_id, "approved", by, note, content)
-
-    def reject(self, approval_id: str, reason: str, *, by: str = "") -> ApprovalRecord:
-        """Reject, once (see `ApprovalStore.reject`)."""
-        return self._decide(approval_id, "rejected", by, _check_reason(reason))
 
     def claim(self, approval_id: str) -> bool:
         """Approved → consumed, once (see `ApprovalStore.claim`)."""
@@ -154,11 +141,11 @@ class PostgresApprovalStore:
             found = db.fetchone()
             if found is None:
                 return False
-            consumed = replace(_from_row(found), status="consumed")
+            consumed = replace(from_row(found), status="consumed")
             db.execute(
                 "UPDATE nucleo_approvals SET status = 'consumed', record = %s "
                 "WHERE id = %s AND status = 'approved'",
-                (_encoded(consumed), approval_id),
+                (encoded(consumed), approval_id),
             )
             return bool(db.rowcount == 1)
 
@@ -176,18 +163,18 @@ class PostgresApprovalStore:
         with self._tx("decide an approval") as db:
             db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
             row = db.fetchone()
-            record = None if row is None else _from_row(row)
+            record = None if row is None else from_row(row)
             if record is None or record.status_at() != "pending":
-                raise _refusal(record, approval_id)
-            decided = _decided(record, status, by, reason, content)
+                raise refusal(record, approval_id)
+            decided = decided_record(record, status, by, reason, content)
             # The condition is the guarantee: whoever read "pending" above, one UPDATE wins
             # (a concurrent one waits for the row, then finds its condition false).
             db.execute(
                 "UPDATE nucleo_approvals SET status = %s, record = %s "
                 "WHERE id = %s AND status = 'pending' AND expires_at > %s",
-                (status, _encoded(decided), approval_id, time.time()),
+                (status, encoded(decided), approval_id, time.time()),
             )
             won = db.rowcount == 1
         if not won:
-            raise _refusal(self.get(approval_id), approval_id)
+            raise refusal(self.get(approval_id), approval_id)
         return decided

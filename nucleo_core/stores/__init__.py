@@ -10,14 +10,15 @@ Importing this package imports neither ``sqlite3`` nor ``psycopg``: a PostgreSQL
 psycopg (the extra ``nucleo-core[postgres]``) when a store of it is first opened.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from nucleo_core.stores.errors import StoreError, StoreURLError, StoreVersionError
 from nucleo_core.stores.opening import (
     COMPONENTS,
     ComponentState,
+    _opener,
     check_store,
     migrate_store,
-    open_approvals,
-    open_audit,
     open_conversations,
 )
 from nucleo_core.stores.url import (
@@ -26,6 +27,10 @@ from nucleo_core.stores.url import (
     parse_store_url,
     resolve_store_url,
 )
+
+if TYPE_CHECKING:
+    from nucleo_core.guard.approval_store import open_approvals
+    from nucleo_core.guard.audit.opening import open_audit
 
 __all__ = [
     "COMPONENTS",
@@ -43,3 +48,8 @@ __all__ = [
     "parse_store_url",
     "resolve_store_url",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `open_approvals` and `open_audit`, imported on first use (see `nucleo_core.stores.opening`).
+    return _opener(name, __name__)

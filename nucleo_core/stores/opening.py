@@ -2,20 +2,24 @@
 
 A SQLite URL names a folder of one file per concern; a PostgreSQL URL one database for all
 three. The modules of a backend are imported only when a store of it is opened.
+
+`open_approvals` and `open_audit` are their stores' own (`nucleo_core.guard.approval_store`,
+`nucleo_core.guard.audit.opening`), re-exported here when first asked for: the guard imports
+the store URL (`nucleo_core.stores.url`), and this package with it, as it is imported itself.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from nucleo_core.stores.errors import StoreError
-from nucleo_core.stores.url import StoreURL, parse_store_url
+from nucleo_core.stores.url import StoreURL, as_store_url
 
 if TYPE_CHECKING:
     from nucleo_core.conversations.service import ConversationService
-    from nucleo_core.guard.approval_store import ApprovalStore
-    from nucleo_core.guard.audit.store import AuditStore
+    from nucleo_core.guard.approval_store import open_approvals
+    from nucleo_core.guard.audit.opening import open_audit
 
 __all__ = [
     "COMPONENTS",
@@ -31,10 +35,6 @@ __all__ = [
 COMPONENTS: Final = ("conversations", "approvals", "audit")
 
 
-def _url(url: StoreURL | str) -> StoreURL:
-    return url if isinstance(url, StoreURL) else parse_store_url(url)
-
-
 def open_conversations(url: StoreURL | str, *, wait: float = 0.0) -> ConversationService:
     """A `ConversationService` on the store ``url``.
 
@@ -44,34 +44,10 @@ def open_conversations(url: StoreURL | str, *, wait: float = 0.0) -> Conversatio
     """
     from nucleo_core.conversations.service import ConversationService
 
-    parsed = _url(url)
+    parsed = as_store_url(url)
     if parsed.backend == "postgresql":
         return ConversationService(parsed.url, wait=wait)
     return ConversationService(parsed.sqlite_file("conversations"), wait=wait)
-
-
-def open_approvals(url: StoreURL | str) -> ApprovalStore:
-    """The `ApprovalStore` of the store ``url``."""
-    parsed = _url(url)
-    if parsed.backend == "postgresql":
-        from nucleo_core.guard.postgres_approval_store import PostgresApprovalStore
-
-        return PostgresApprovalStore(parsed.url)
-    from nucleo_core.guard.approval_store import SQLiteApprovalStore
-
-    return SQLiteApprovalStore(parsed.sqlite_file("approvals"))
-
-
-def open_audit(url: StoreURL | str, *, create: bool = True) -> AuditStore:
-    """The `AuditStore` of the store ``url``; ``create=False`` for a reader (see the stores)."""
-    parsed = _url(url)
-    if parsed.backend == "postgresql":
-        from nucleo_core.guard.audit.postgres_store import PostgresAuditStore
-
-        return PostgresAuditStore(parsed.url, create=create)
-    from nucleo_core.guard.audit.sqlite_store import SQLiteAuditStore
-
-    return SQLiteAuditStore(parsed.sqlite_file("audit"), create=create)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -156,10 +132,27 @@ def migrate_store(url: StoreURL | str) -> list[ComponentState]:
 
 
 def _postgres(url: StoreURL | str) -> StoreURL:
-    parsed = _url(url)
+    parsed = as_store_url(url)
     if parsed.backend != "postgresql":
         raise StoreError(
             f"{parsed}: a SQLite store migrates each file when it is first opened; "
             "`nucleo store migrate` and `check` are for a postgresql:// store"
         )
     return parsed
+
+
+def __getattr__(name: str) -> Any:
+    return _opener(name, __name__)
+
+
+def _opener(name: str, module: str) -> Any:
+    """`open_approvals` or `open_audit`, from their stores' modules (see the module's text)."""
+    if name == "open_approvals":
+        from nucleo_core.guard.approval_store import open_approvals
+
+        return open_approvals
+    if name == "open_audit":
+        from nucleo_core.guard.audit.opening import open_audit
+
+        return open_audit
+    raise AttributeError(f"module {module!r} has no attribute {name!r}")

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final, final
 
 from nucleo_core.stores.errors import StoreVersionError
-from nucleo_core.stores.url import StoreURL, parse_store_url
+from nucleo_core.stores.url import StoreURL, as_store_url
 
 if TYPE_CHECKING:
     import psycopg
@@ -69,7 +69,7 @@ def advisory_key(*parts: str) -> int:
 
 def database(url: str | StoreURL) -> PostgresDatabase:
     """This process's `PostgresDatabase` of ``url`` (one pool per URL and process)."""
-    parsed = url if isinstance(url, StoreURL) else parse_store_url(url)
+    parsed = as_store_url(url)
     key = (os.getpid(), parsed.url)
     with _DATABASES_LOCK:
         found = _DATABASES.get(key)

@@ -29,6 +29,7 @@ from nucleo_core.stores.errors import StoreURLError
 __all__ = [
     "STORE_ENVIRONMENT_VARIABLE",
     "StoreURL",
+    "as_store_url",
     "parse_store_url",
     "resolve_store_url",
 ]
@@ -116,6 +117,11 @@ def parse_store_url(url: str, *, base: Path | None = None) -> StoreURL:
         f"store URL {text!r}: unknown scheme {scheme!r}; nucleo keeps its state in "
         "sqlite:///path/to/folder or postgresql://user@host/database"
     )
+
+
+def as_store_url(url: StoreURL | str) -> StoreURL:
+    """``url`` parsed (`parse_store_url`), unless it is a `StoreURL` already."""
+    return url if isinstance(url, StoreURL) else parse_store_url(url)
 
 
 def resolve_store_url(

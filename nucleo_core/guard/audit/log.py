@@ -173,19 +173,10 @@ class AuditLog:
         Raises:
             AuditConfigError: The configuration is malformed.
         """
-        from nucleo_core.guard.audit.settings import audit_settings
-        from nucleo_core.guard.audit.sqlite_store import SQLiteAuditStore
+        from nucleo_core.guard.audit.opening import project_audit_store
 
-        settings = audit_settings(start)
-        store: AuditStore
-        if path is None and settings.origin == "default" and (url := _store_url(start)):
-            # The project's store URL (issue 17), when no audit path is configured.
-            from nucleo_core.stores import open_audit
-
-            store = open_audit(url)
-        else:
-            store = SQLiteAuditStore(settings.path if path is None else path)
-        keep = settings.record_arguments if record_arguments is None else record_arguments
+        store, configured = project_audit_store(path, start=start)
+        keep = configured if record_arguments is None else record_arguments
         return cls(store, record_arguments=keep)
 
     @property
@@ -473,11 +464,3 @@ def _close_open_logs() -> None:
             log.close()
         except Exception as exc:  # at exit: say so, and close the others
             logger.error("the audit log could not be closed at exit: %s", exc)
-
-
-def _store_url(start: str | os.PathLike[str] | None) -> str | None:
-    """The project's store URL (`nucleo_core.stores.resolve_store_url`), or ``None``."""
-    from nucleo_core.stores import resolve_store_url
-
-    url = resolve_store_url(start=start)
-    return None if url is None else url.url
