@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, is_dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, is_dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
@@ -13,34 +13,33 @@ from nucleo_core.errors import (
     MisuseError,
     NotPaused,
     ResponseError,
-    RunPaused,
     ThinkerIterationLimit,
 )
 from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
-from nucleo_core.models.messages import Message, ToolResultBlock, Usage
+from nucleo_core.models.messages import Message, Usage
 from nucleo_core.thinking._execution_durable import ElicitationScope, elicitation_scope
+from nucleo_core.thinking._thinker_compaction import _Compaction
+from nucleo_core.thinking._thinker_pause import _Pausing
+from nucleo_core.thinking._thinker_streaming import ContentEvent, _Streaming
+from nucleo_core.thinking._thinker_tool_state import _ToolState
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.depth import Depth
 from nucleo_core.thinking.execution import (
     DurableApprovals,
     ExecutionPolicy,
-    ExecutionReport,
-    ToolExecution,
     ToolExecutor,
-    reconcile_results,
 )
 from nucleo_core.thinking.llm_call import LLMCall
 from nucleo_core.thinking.transcript import render_transcript
 
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationContext, ConversationService
-    from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStore
+    from nucleo_core.guard.approval_store import ApprovalStore
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelCatalog
     from nucleo_core.models.client import ModelClient
-    from nucleo_core.thinking._execution_audit import CallAudit
     from nucleo_core.thinking.execution import ToolFailure
     from nucleo_core.thinking.response import ThinkingResponse
     from nucleo_core.tools.provider import ToolProvider
@@ -59,32 +58,7 @@ InputT = TypeVar("InputT")
 OutputT = TypeVar("OutputT")
 
 
-@dataclass(frozen=True, slots=True)
-class ContentEvent:
-    """A piece of a thinker's answer, streamed to whoever listens.
-
-    Two kinds of events reach the listeners:
-
-    - **Deltas** (``delta=True``), only while `Thinker.stream_text` is on: the model's text as
-      it arrives, in every turn (the text before a turn's tool calls too), and an empty
-      ``done`` delta once a reply that showed text is over.
-    - **Answers** (``delta=False``): the accepted answer, in chunks, the last one ``done``.
-      What the deltas of the answer's own exchange already showed is left out of them (so
-      with streaming the answer usually arrives as one empty ``done`` chunk): joined, the
-      deltas of the answering reply and the answer's chunks are the answer exactly.
-
-    Attributes:
-        text: The text (for a typed answer, its JSON).
-        done: Whether this is the final chunk of the answer (or, for a delta, of a reply).
-        delta: Whether this is the model's text as it streams rather than the accepted answer.
-    """
-
-    text: str
-    done: bool = False
-    delta: bool = False
-
-
-class Thinker(ThinkerBase, Generic[InputT, OutputT]):
+class Thinker(_Pausing, _Compaction, _ToolState, _Streaming, Generic[InputT, OutputT]):
     """The LLM loop: each turn assembles the palette, makes one `LLMCall`, runs the tool calls.
 
     A turn: the per-turn reconcile hooks and the read-only sweep build the palette
@@ -329,253 +303,6 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
             f"{type(self).__name__} reached {self.max_iterations} turns without a final answer"
         )
 
-    # -- durable pauses -----------------------------------------------------------------------
-
-    def approval_store(self) -> ApprovalStore:
-        """Where this thinker's durable runs keep their pending approvals.
-
-        `approvals` when set; else a `SQLiteApprovalStore` at `default_approvals_path` of the
-        conversations' file (``approvals.sqlite3`` beside it, or ``$NUCLEO_APPROVALS``), or,
-        for conversations kept in memory, a `MemoryApprovalStore` of this thinker's, or, for
-        conversations in PostgreSQL, the same database (`approvals_beside`).
-        """
-        if self.approvals is None:
-            from nucleo_core.guard.approval_store import approvals_beside
-
-            # A PostgreSQL conversations' store keeps its approvals in the same database.
-            self.approvals = approvals_beside(self.conversations.path)
-        return self.approvals
-
-    def _may_pause(self, context: ConversationContext) -> bool:
-        """Whether a run over ``context`` may pause: when something can resume it (durable)."""
-        return context.durable
-
-    def _resuming_conversation(self, context: ConversationContext) -> str:
-        """The conversation whose resume continues this run: ``context``'s (a root's)."""
-        return context.id
-
-    def _keep_pause(
-        self, context: ConversationContext, approvals: tuple[ApprovalRecord, ...]
-    ) -> None:
-        """Make the pause visible once ``context`` keeps it: file every approval it waits for.
-
-        A delegate files nothing (its root does, once the root's own turn is kept).
-        """
-        del context
-        self.approval_store().add(approvals)
-
-    def _pause(
-        self, context: ConversationContext, execution: ToolExecution, report: ExecutionReport
-    ) -> RunPaused:
-        """Keep the paused turn, file its approvals, and say so (see `run`)."""
-        from nucleo_core.hub._audit import requester_of
-        from nucleo_core.thinking._execution_pause import pause_turn
-
-        requester = requester_of(self)
-        chain = [*requester.parents, f"{requester.thinker_class}#{requester.thinker_id}"]
-        approvals = pause_turn(
-            context,
-            execution,
-            report,
-            thinker=requester.thinker_class,
-            requested_by=" > ".join(chain),
-            expiry=self.approval_expiry,
-            conversation_id=self._resuming_conversation(context),
-            grants=[provider.name for provider in self._granted],
-            provider_of=self.registry.available,
-        )
-        self._audit_elicitations(execution, approvals)
-        # Filed once the conversation keeps the turn: a visible approval always has its pause.
-        self._keep_pause(context, approvals)
-        return RunPaused(context.id, approvals)
-
-    def _audit_elicitations(
-        self, execution: ToolExecution, approvals: tuple[ApprovalRecord, ...]
-    ) -> None:
-        """Put each pending elicitation of the turn on the record, as an approval request."""
-        elicited = {r.call_id: r for r in approvals if r.kind == "elicitation"}
-        if not elicited:
-            return
-        audit = self._call_audit()
-        if audit is None:
-            return
-        for call in execution.calls:
-            record = elicited.get(call.id)
-            provider = self.registry.available(call.name) if record is not None else None
-            if record is not None and provider is not None:
-                audit.approval_requested(call, provider, record.id, durable=True)
-
-    async def _resume_turn(self, context: ConversationContext) -> None:
-        """Settle the paused turn of ``context``: run what was approved, answer every use.
-
-        The grants kept with the turn are asked for again first, through admission, so a
-        tool granted before the pause runs after it only while the rules still admit it. A
-        ``sub_thinker`` call whose sub-thinker paused continues that sub-thinker's run; if it
-        pauses again, so does this turn (its results so far kept with it).
-        """
-        from nucleo_core.thinking._execution_pause import PAUSED_TURN, load_paused
-
-        paused = load_paused(context)
-        if paused is None:
-            raise NotPaused(
-                context.id, "it has no paused turn (it never paused, or it was resumed)"
-            )
-        if len(context.messages) > paused.turn + 1:
-            # The results message went in before the pause record was cleared: finish that.
-            context.set_metadata(PAUSED_TURN, None)
-            return
-        store = self.approval_store()
-        every = paused.every_approval
-        store.add(every)  # files again any approval the paused process did not
-        current = {kept.id: store.get(kept.id) or kept for kept in every}
-        waiting = [record for record in current.values() if record.status_at() == "pending"]
-        if waiting:
-            raise RunPaused(context.id, waiting)
-        decided = {record.call_id: current[record.id] for record in paused.records}
-        # A call paused by its server's elicitation: its approval is read as the call's own
-        # (rejected refuses it; approved makes it again, once), and answers the server.
-        delegations = dict(paused.delegations)
-        answers: list[ApprovalRecord] = []
-        for call_id, state in paused.delegations.items():
-            if state.elicitation is not None:
-                del delegations[call_id]
-                for kept in state.approvals:
-                    decided[call_id] = current[kept.id]
-                    answers.append(current[kept.id])
-        self.reconcile_tool_registry()
-        if paused.grants:  # the same door as any request: rules, guardrails, hooks, the record
-            await ThinkerBase.request_tools_async(self, paused.grants)
-        self.note_palette(context.id)
-        execution = self._executor.prepare(
-            paused.calls,
-            check=partial(call_door, self),
-            parent=self,
-            policy=self.execution,
-            conversation=context,
-            registry=self.registry,
-            approver=None,
-            audit=self._call_audit(),
-            observer=self._hub.observer,
-            durable=DurableApprovals(
-                pausable=self._pausable,
-                answered=paused.answered,
-                decided=decided,
-                store=store,
-                delegations=delegations,
-            ),
-        )
-        ran = False
-        scope = ElicitationScope(pausable=self._pausable, decided=tuple(answers))
-        try:
-            with elicitation_scope(scope):
-                await execution.run()
-            ran = True
-        finally:  # however the resumed calls end, the paused answer is answered whole
-            self.note_palette(context.id)
-            report = execution.report()
-            self.record_tool_failures(report.failures)
-            if not (ran and report.pending):
-                assistant = context.messages[paused.turn]
-                results: tuple[ToolResultBlock, ...] = (
-                    reconcile_results(assistant, report.results)
-                    if assistant.tool_uses
-                    else report.results
-                )
-                message = Message(role="user", content=results)
-                context.append(context.artifacts.custody_results(message))
-                context.set_metadata(PAUSED_TURN, None)
-        if report.pending:  # a sub-thinker paused again: so does this turn, its results kept
-            raise self._pause(context, execution, report)
-
-    def _call_audit(self) -> CallAudit | None:
-        """This turn's writer of the call records, to the hub's audit log (it always has one)."""
-        from nucleo_core.hub._audit import requester_of
-        from nucleo_core.thinking._execution_audit import CallAudit
-
-        return CallAudit(self._hub.audit, requester_of(self))
-
-    def context_budget(self) -> int:
-        """Tokens the conversation may hold before it is compacted.
-
-        Three quarters of the seat's context window (the rest is left for the answer and the
-        estimate's error), less what every request sends besides the conversation: the system
-        text and the tool definitions of the palette (`request_overhead`); never under a
-        quarter of the window. Set ``context_tokens`` to choose another budget.
-        """
-        if self.context_tokens is not None:
-            return self.context_tokens
-        from nucleo_core.models.catalog import ModelCatalog
-
-        if self.catalog is None:
-            self.catalog = ModelCatalog.discover()
-        window = self.catalog.resolve(self.declaration, self.pin).context_window
-        return max(window * 3 // 4 - self.request_overhead(), window // 4)
-
-    def request_overhead(self) -> int:
-        """Tokens estimated for the system text and the palette's tool definitions.
-
-        Estimated as the conversation is (`nucleo_core.conversations.estimate_tokens`: the
-        characters over four): each tool's name, description and JSON schema, as a request
-        carries them (natively, or described in the system text of a seat without native tools).
-        """
-        import math
-
-        from nucleo_core.conversations.compaction import CHARS_PER_TOKEN
-
-        chars = len(self.system_text())
-        for spec in self.registry.specs():
-            chars += len(spec.name) + len(spec.description) + len(json.dumps(spec.input_schema))
-        return math.ceil(chars / CHARS_PER_TOKEN)
-
-    async def compact_if_needed(self, context: ConversationContext) -> None:
-        """Compact ``context`` when it passes the budget: older turns become a summary.
-
-        The budget is `context_budget`; before the first one, the seat's context window is
-        read from its server where it says it (`ModelCatalog.learn_context_window`: an
-        ``openai-compatible`` entry without ``context_window`` set, and a client the catalog
-        makes, not one passed in). A tool use is never separated from its result, and every
-        tool's ``carried_state()`` is kept, in registry order.
-        """
-        from nucleo_core.conversations import compact, needs_compaction
-
-        if self.context_tokens is None and self.client is None:
-            from nucleo_core.models.catalog import ModelCatalog
-
-            if self.catalog is None:
-                self.catalog = ModelCatalog.discover()
-            await self.catalog.learn_context_window(
-                self.catalog.resolve(self.declaration, self.pin)
-            )
-        budget = self.context_budget()
-        if not needs_compaction(context, budget):
-            return
-        carried = []
-        for provider in self.registry.providers():  # every tool, in registry order
-            state = provider.carried_state(self._state_conversation_id(provider, context.id))
-            if state is not None:
-                carried.append(state)
-        await compact(context, budget_tokens=budget, summarize=self.summarize, carried=carried)
-
-    async def summarize(self, messages: Sequence[Message]) -> str:
-        """Summarize older turns for compaction, with one toolless exchange on the same seat."""
-        from nucleo_core.thinking.transcript import render_transcript
-
-        call: LLMCall[str] = LLMCall(
-            declaration=self.declaration,
-            messages=[Message.user(render_transcript(messages))],
-            catalog=self.catalog,
-            system=(
-                "Summarize this conversation so far for yourself: the objective, what was "
-                "found, what was decided, and what is still open. Keep names, numbers and ids."
-            ),
-            pin=self.pin,
-            client=self.client,
-            observer=self._hub.observer,
-        )
-        result = await call.run()
-        self.record_usage(result.usage)
-        return result.answer or ""
-
     async def submit_thinking_call(self, context: ConversationContext) -> ThinkingResponse[Any]:
         """Make this turn's one exchange with the model (the scripted-turn test seam)."""
         call: LLMCall[Any] = LLMCall(
@@ -656,46 +383,6 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         """The shallowest depth at which the palette holds ``sub_thinker``: `Depth.STANDARD`."""
         return Depth.STANDARD
 
-    def emit(self, event: ContentEvent) -> None:
-        """Send a content event to every listener.
-
-        An answer event leaves out what the deltas of the last exchange already showed (see
-        `ContentEvent`); an answer that says something else than they did is sent whole.
-        """
-        if not event.delta and self._echo:
-            echo, text = self._echo, event.text
-            common = min(len(echo), len(text))
-            if echo[:common] == text[:common]:
-                self._echo, text = echo[common:], text[common:]
-            else:
-                self._echo = ""  # another text: nothing of it was shown
-            if event.done:
-                self._echo = ""
-            elif not text:
-                return  # wholly shown already
-            event = ContentEvent(text=text, done=event.done)
-        for listener in list(self.listeners):
-            listener(event)
-
-    def text_sink(self) -> Callable[[str], None] | None:
-        """Where an exchange passes its text as it streams (`LLMCall`'s ``on_text``).
-
-        ``None`` (the requests are not streamed) unless `stream_text` is on and someone listens.
-        """
-        if not self.stream_text or not self.listeners:
-            return None
-        self._echo = ""
-        return self._stream_delta
-
-    def end_streamed_reply(self, call: LLMCall[Any]) -> None:
-        """After an exchange: end its streamed text with a ``done`` delta, when it showed any."""
-        self._echo = call.shown
-        if call.shown:
-            self.emit(ContentEvent(text="", done=True, delta=True))
-
-    def _stream_delta(self, text: str) -> None:
-        self.emit(ContentEvent(text=text, delta=True))
-
     @property
     def conversation(self) -> ConversationContext | None:
         """The conversation of the run in progress, if any."""
@@ -711,44 +398,3 @@ class Thinker(ThinkerBase, Generic[InputT, OutputT]):
         """
         del provider
         return self
-
-    def note_palette(self, conversation_id: str) -> None:
-        """Remember the tools the palette holds now as tools of ``conversation_id``.
-
-        Each is told when the conversation ends (`tell_tools_conversation_ended`).
-        """
-        seen = self._palette_seen.setdefault(conversation_id, {})
-        for provider in self.registry.providers():
-            seen.setdefault(id(provider), provider)
-
-    def tell_tools_conversation_ended(self, conversation_id: str) -> None:
-        """Tell this thinker's tools the conversation ``conversation_id`` ended.
-
-        Every tool the palette held during the conversation, and every tool it holds now, is
-        told (``forget_conversation_state(conversation_id)``), in the order first seen, except
-        a tool whose state this thinker does not own (a sub-thinker's tool inherited from its
-        parent: its state is the parent's conversation's, told when that one ends). Every tool
-        is told even when one raises; the failures are raised together afterwards as an
-        ``ExceptionGroup``.
-        """
-        seen = self._palette_seen.pop(conversation_id, {})
-        for provider in self.registry.providers():
-            seen.setdefault(id(provider), provider)
-        failures: list[Exception] = []
-        for provider in seen.values():
-            if self.state_owner(provider) is not self:
-                continue
-            try:
-                provider.forget_conversation_state(conversation_id)
-            except Exception as exc:
-                failures.append(exc)
-        if failures:
-            raise ExceptionGroup("forget_conversation_state failed for some tools", failures)
-
-    def _state_conversation_id(self, provider: ToolProvider, own: str) -> str | None:
-        """The conversation ``provider`` keeps its state in for this thinker (``own`` here)."""
-        owner = self.state_owner(provider)
-        if owner is self:
-            return own
-        conversation = owner.conversation
-        return None if conversation is None else conversation.id
