@@ -42,10 +42,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, final
 
+from nucleo_core.conversations._journal_sql import POSTGRES, SQLJournal, read_snapshot
 from nucleo_core.conversations.errors import ConversationBusy, ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
-from nucleo_core.conversations.message_codec import encode_message
-from nucleo_core.conversations.sqlite_store import _carried, _json, _Reader, _skill_record
 from nucleo_core.conversations.writer_hold import this_host
 from nucleo_core.stores.postgres import PostgresDatabase, advisory_key, database
 
@@ -53,10 +52,6 @@ if TYPE_CHECKING:
     import psycopg
 
     from nucleo_core.conversations.artifact import Artifact
-    from nucleo_core.conversations.marker import Marker
-    from nucleo_core.models.messages import Message
-    from nucleo_core.skills.skill import Skill
-    from nucleo_core.tools.state import CarriedState
 
 __all__ = ["MIGRATIONS", "PostgresConversationStore", "PostgresWriterHold"]
 
@@ -172,7 +167,7 @@ def _store_error(message: str) -> ConversationStoreError:
 
 
 @final
-class PostgresConversationStore:
+class PostgresConversationStore(SQLJournal):
     """The `ConversationJournal` of durable conversations, in PostgreSQL.
 
     Args:
@@ -180,6 +175,8 @@ class PostgresConversationStore:
         wait: How long `hold` waits for another holder to let go, in seconds (``0``: raise
             `ConversationBusy` at once).
     """
+
+    _sql = POSTGRES
 
     __slots__ = (
         "__weakref__",
@@ -261,6 +258,15 @@ class PostgresConversationStore:
                 raise ConversationStoreError(
                     f"cannot {doing} ({self._database.url}): {exc}"
                 ) from exc
+
+    def _check_artifact(self, artifact: Artifact) -> None:
+        if "\x00" in artifact.content:
+            # PostgreSQL's text cannot hold NUL, which SQLite's can.
+            raise ConversationStoreError(
+                f"cannot store artifact {artifact.id}: its text holds a NUL character, which "
+                "PostgreSQL's text cannot keep"
+            )
+        super()._check_artifact(artifact)
 
     def close(self) -> None:
         """Release every hold; the store cannot be used afterwards (the pool is shared)."""
@@ -393,10 +399,10 @@ class PostgresConversationStore:
             snapshot = None
             if created is not None:
                 # Read under the writer's lock: whatever the previous writer committed.
-                snapshot = _read(connection, conversation_id)
+                snapshot = read_snapshot(connection, POSTGRES, conversation_id)
                 if snapshot is None:
                     snapshot = ConversationSnapshot(id=conversation_id, created=created)
-                    _insert_head(connection, snapshot)
+                    self._insert_head(connection, snapshot)
         return hold, record, None, snapshot
 
     def release(self, hold: PostgresWriterHold, *, forget: bool = False) -> None:
@@ -442,13 +448,13 @@ class PostgresConversationStore:
     def ids(self) -> list[str]:
         """Every stored conversation id, oldest first."""
         with self._tx("list conversations") as db:
-            db.execute("SELECT id FROM nucleo_conversations ORDER BY created, seq")
+            db.execute(POSTGRES.list_ids)
             return [row[0] for row in db.fetchall()]
 
     def exists(self, conversation_id: str) -> bool:
         """Whether a conversation of that id is stored."""
         with self._tx("look up a conversation") as db:
-            db.execute("SELECT 1 FROM nucleo_conversations WHERE id = %s", (conversation_id,))
+            db.execute(POSTGRES.exists, (conversation_id,))
             return db.fetchone() is not None
 
     def load(self, conversation_id: str) -> ConversationSnapshot | None:
@@ -460,101 +466,14 @@ class PostgresConversationStore:
         with self._tx(f"load conversation {conversation_id}", pipeline=True) as db:
             # One snapshot of every table, however the writer goes on meanwhile.
             db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return _read(db.connection, conversation_id)
+            return read_snapshot(db.connection, POSTGRES, conversation_id)
 
     # -- the journal --------------------------------------------------------------------------
-
-    def create(self, snapshot: ConversationSnapshot) -> None:
-        """Store a new conversation with everything ``snapshot`` holds."""
-        with self._write(snapshot.id, f"create conversation {snapshot.id}") as db:
-            _insert_head(db, snapshot)
-
-    def append_messages(
-        self, conversation_id: str, start: int, messages: Sequence[Message]
-    ) -> None:
-        """Store ``messages`` at positions ``start``, ``start + 1``, ..."""
-        records = [encode_message(message) for message in messages]
-        with self._write(conversation_id, f"append to conversation {conversation_id}") as db:
-            _insert_records(db, conversation_id, start, records)
-
-    def truncate(self, conversation_id: str, keep: int, marker: Marker, marker_index: int) -> None:
-        """Drop every message from position ``keep`` on and record ``marker``."""
-        with self._write(conversation_id, f"roll back conversation {conversation_id}") as db:
-            db.execute(
-                "DELETE FROM nucleo_messages WHERE conversation_id = %s AND position >= %s",
-                (conversation_id, keep),
-            )
-            db.execute(
-                "UPDATE nucleo_markers SET position = %s "
-                "WHERE conversation_id = %s AND position > %s",
-                (keep, conversation_id, keep),
-            )
-            _insert_marker(db, conversation_id, marker_index, marker)
-
-    def add_marker(self, conversation_id: str, index: int, marker: Marker) -> None:
-        """Record ``marker`` as the conversation's marker number ``index``."""
-        with self._write(
-            conversation_id, f"record a marker in conversation {conversation_id}"
-        ) as db:
-            _insert_marker(db, conversation_id, index, marker)
-
-    def add_skill(
-        self, conversation_id: str, index: int, name: str, *, record: Skill | None = None
-    ) -> None:
-        """Record skill ``name`` as the conversation's attached skill number ``index``."""
-        encoded = _skill_record(record)
-        with self._write(
-            conversation_id, f"attach a skill to conversation {conversation_id}"
-        ) as db:
-            db.execute(
-                "INSERT INTO nucleo_skills (conversation_id, position, name, record) "
-                "VALUES (%s, %s, %s, %s)",
-                (conversation_id, index, name, encoded),
-            )
-
-    def set_metadata(self, conversation_id: str, key: str, value: object) -> None:
-        """Set metadata ``key`` to the JSON value ``value``."""
-        encoded = _json(value)
-        with self._write(conversation_id, f"set metadata of conversation {conversation_id}") as db:
-            db.execute(
-                "INSERT INTO nucleo_metadata (conversation_id, key, value) VALUES (%s, %s, %s) "
-                "ON CONFLICT (conversation_id, key) DO UPDATE SET value = excluded.value",
-                (conversation_id, key, encoded),
-            )
-
-    def compact(
-        self,
-        conversation_id: str,
-        messages: Sequence[Message],
-        *,
-        summary: str,
-        carried: Sequence[CarriedState],
-        markers: Sequence[Marker],
-    ) -> None:
-        """Replace every message, the summary, the carried states and the markers at once."""
-        records = [encode_message(message) for message in messages]
-        carried_record = _carried(carried)
-        with self._write(conversation_id, f"compact conversation {conversation_id}") as db:
-            db.execute("DELETE FROM nucleo_messages WHERE conversation_id = %s", (conversation_id,))
-            _insert_records(db, conversation_id, 0, records)
-            db.execute("DELETE FROM nucleo_markers WHERE conversation_id = %s", (conversation_id,))
-            _insert_markers(db, conversation_id, markers)
-            db.execute(
-                "UPDATE nucleo_conversations SET summary = %s, carried = %s WHERE id = %s",
-                (summary, carried_record, conversation_id),
-            )
-
-    def keep_artifact(self, conversation_id: str, artifact: Artifact) -> None:
-        """Store ``artifact`` with the conversation."""
-        with self._write(
-            conversation_id, f"keep an artifact of conversation {conversation_id}"
-        ) as db:
-            _insert_artifact(db, conversation_id, artifact)
 
     def delete(self, conversation_id: str) -> bool:
         """Delete the conversation and everything stored with it; ``False`` if not stored."""
         with self._tx(f"delete conversation {conversation_id}") as db:
-            db.execute("DELETE FROM nucleo_conversations WHERE id = %s", (conversation_id,))
+            db.execute(POSTGRES.delete, (conversation_id,))
             return bool(db.rowcount > 0)
 
 
@@ -572,104 +491,6 @@ def _busy(conversation_id: str, record: Sequence[Any] | None) -> ConversationBus
         host=host if isinstance(host, str) else None,
         since=when,
         this_process=token in _HOLDS,
-    )
-
-
-_READ_HEAD: Final = "SELECT created, summary, carried FROM nucleo_conversations WHERE id = %s"
-_READ_REST: Final = (
-    "SELECT position, record FROM nucleo_messages WHERE conversation_id = %s ORDER BY position",
-    "SELECT name, record FROM nucleo_skills WHERE conversation_id = %s ORDER BY position",
-    "SELECT kind, reason, at, position FROM nucleo_markers WHERE conversation_id = %s "
-    "ORDER BY number",
-    "SELECT key, value FROM nucleo_metadata WHERE conversation_id = %s ORDER BY key",
-    "SELECT id, content, media_type, created FROM nucleo_artifacts WHERE conversation_id = %s "
-    "ORDER BY seq",
-)
-
-
-def _read(connection: psycopg.Connection[Any], cid: str) -> ConversationSnapshot | None:
-    """The stored conversation ``cid`` read on ``connection``, or ``None``.
-
-    In pipeline mode: the head in one round trip, the rest of its tables in one more.
-    """
-    head = connection.execute(_READ_HEAD, (cid,)).fetchone()
-    if head is None:
-        return None
-    cursors = [connection.execute(sql, (cid,)) for sql in _READ_REST]
-    messages, skills, markers, metadata, artifacts = (cursor.fetchall() for cursor in cursors)
-    return _Reader(cid).snapshot(head, messages, skills, markers, metadata, artifacts)
-
-
-def _insert_head(db: Any, snapshot: ConversationSnapshot) -> None:
-    """Insert a new conversation with everything ``snapshot`` holds."""
-    cid = snapshot.id
-    db.execute(
-        "INSERT INTO nucleo_conversations (id, created, summary, carried) VALUES (%s, %s, %s, %s)",
-        (cid, snapshot.created.isoformat(), snapshot.summary, _carried(snapshot.carried)),
-    )
-    _insert_records(db, cid, 0, [encode_message(m) for m in snapshot.messages])
-    if snapshot.skills:
-        db.executemany(
-            "INSERT INTO nucleo_skills (conversation_id, position, name, record) "
-            "VALUES (%s, %s, %s, %s)",
-            [
-                (cid, index, name, _skill_record(snapshot.skill_records.get(name)))
-                for index, name in enumerate(snapshot.skills)
-            ],
-        )
-    _insert_markers(db, cid, snapshot.markers)
-    if snapshot.metadata:
-        db.executemany(
-            "INSERT INTO nucleo_metadata (conversation_id, key, value) VALUES (%s, %s, %s)",
-            [(cid, key, _json(value)) for key, value in snapshot.metadata.items()],
-        )
-    for artifact in snapshot.artifacts:
-        _insert_artifact(db, cid, artifact)
-
-
-def _insert_records(db: Any, cid: str, start: int, records: Sequence[str]) -> None:
-    if len(records) == 1:
-        db.execute(
-            "INSERT INTO nucleo_messages (conversation_id, position, record) VALUES (%s, %s, %s)",
-            (cid, start, records[0]),
-        )
-    elif records:
-        db.executemany(
-            "INSERT INTO nucleo_messages (conversation_id, position, record) VALUES (%s, %s, %s)",
-            [(cid, start + offset, record) for offset, record in enumerate(records)],
-        )
-
-
-def _insert_markers(db: Any, cid: str, markers: Sequence[Marker]) -> None:
-    for index, marker in enumerate(markers):
-        _insert_marker(db, cid, index, marker)
-
-
-def _insert_marker(db: Any, cid: str, index: int, marker: Marker) -> None:
-    db.execute(
-        "INSERT INTO nucleo_markers (conversation_id, number, kind, reason, at, position) "
-        "VALUES (%s, %s, %s, %s, %s, %s)",
-        (cid, index, marker.kind, marker.reason, marker.at.isoformat(), marker.position),
-    )
-
-
-def _insert_artifact(db: Any, cid: str, artifact: Artifact) -> None:
-    if "\x00" in artifact.content:
-        # PostgreSQL's text cannot hold NUL, which SQLite's can.
-        raise ConversationStoreError(
-            f"cannot store artifact {artifact.id}: its text holds a NUL character, which "
-            "PostgreSQL's text cannot keep"
-        )
-    try:
-        artifact.content.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ConversationStoreError(
-            f"cannot store artifact {artifact.id}: its text is not valid Unicode"
-        ) from exc
-    db.execute(
-        "INSERT INTO nucleo_artifacts (conversation_id, id, content, media_type, created) "
-        "VALUES (%s, %s, %s, %s, %s)",
-        (cid, artifact.id, artifact.content, artifact.media_type, artifact.created.isoformat()),
     )
 
 

@@ -21,35 +21,24 @@ imports ``sqlite3``.
 from __future__ import annotations
 
 import atexit
-import json
 import logging
 import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NoReturn, final
+from typing import TYPE_CHECKING, Any, final
 
-from nucleo_core.conversations.artifact import Artifact
+from nucleo_core.conversations._journal_sql import SQLITE, SQLJournal, read_snapshot
 from nucleo_core.conversations.errors import ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
-from nucleo_core.conversations.marker import Marker
-from nucleo_core.conversations.message_codec import (
-    decode_carried,
-    decode_message,
-    encode_carried,
-    encode_message,
-)
 from nucleo_core.conversations.writer_hold import WriterHold, busy, lock_path, try_lock, unlock
-from nucleo_core.skills.skill import Skill
 
 if TYPE_CHECKING:
-    from nucleo_core.models.messages import Message
-    from nucleo_core.tools.state import CarriedState
+    pass
 
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
 
@@ -125,7 +114,7 @@ CREATE TABLE artifacts (
 
 
 @final
-class SQLiteConversationStore:
+class SQLiteConversationStore(SQLJournal):
     """The `ConversationJournal` of durable conversations, in a SQLite file.
 
     Args:
@@ -134,6 +123,8 @@ class SQLiteConversationStore:
     """
 
     __slots__ = ("__weakref__", "_closed", "_connection", "_holds", "_lock", "path")
+
+    _sql = SQLITE
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
@@ -249,6 +240,9 @@ class SQLiteConversationStore:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise ConversationStoreError(f"cannot {doing}: {exc}") from exc
+
+    def _write(self, conversation_id: str, doing: str) -> AbstractContextManager[Any]:
+        return self._transaction(doing)
 
     # -- the one writer -------------------------------------------------------------------------
 
@@ -375,7 +369,7 @@ class SQLiteConversationStore:
         if not self.file_exists():
             return []
         with self._transaction("list conversations", write=False) as db:
-            rows = db.execute("SELECT id FROM conversations ORDER BY created, rowid").fetchall()
+            rows = db.execute(SQLITE.list_ids).fetchall()
         return [row[0] for row in rows]
 
     def exists(self, conversation_id: str) -> bool:
@@ -383,9 +377,7 @@ class SQLiteConversationStore:
         if not self.file_exists():
             return False
         with self._transaction("look up a conversation", write=False) as db:
-            row = db.execute(
-                "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone()
+            row = db.execute(SQLITE.exists, (conversation_id,)).fetchone()
         return row is not None
 
     def load(self, conversation_id: str) -> ConversationSnapshot | None:
@@ -397,147 +389,16 @@ class SQLiteConversationStore:
         if not self.file_exists():
             return None
         with self._transaction(f"load conversation {conversation_id}", write=False) as db:
-            head = db.execute(
-                "SELECT created, summary, carried FROM conversations WHERE id = ?",
-                (conversation_id,),
-            ).fetchone()
-            if head is None:
-                return None
-            messages = db.execute(
-                "SELECT position, record FROM messages WHERE conversation_id = ? ORDER BY position",
-                (conversation_id,),
-            ).fetchall()
-            skills = db.execute(
-                "SELECT name, record FROM skills WHERE conversation_id = ? ORDER BY position",
-                (conversation_id,),
-            ).fetchall()
-            markers = db.execute(
-                "SELECT kind, reason, at, position FROM markers WHERE conversation_id = ? "
-                "ORDER BY number",
-                (conversation_id,),
-            ).fetchall()
-            metadata = db.execute(
-                "SELECT key, value FROM metadata WHERE conversation_id = ? ORDER BY key",
-                (conversation_id,),
-            ).fetchall()
-            artifacts = db.execute(
-                "SELECT id, content, media_type, created FROM artifacts "
-                "WHERE conversation_id = ? ORDER BY rowid",
-                (conversation_id,),
-            ).fetchall()
-        return _Reader(conversation_id).snapshot(
-            head, messages, skills, markers, metadata, artifacts
-        )
+            return read_snapshot(db, SQLITE, conversation_id)
 
     # -- the journal --------------------------------------------------------------------------
-
-    def create(self, snapshot: ConversationSnapshot) -> None:
-        """Store a new conversation with everything ``snapshot`` holds."""
-        cid = snapshot.id
-        with self._transaction(f"create conversation {cid}") as db:
-            db.execute(
-                "INSERT INTO conversations (id, created, summary, carried) VALUES (?, ?, ?, ?)",
-                (cid, snapshot.created.isoformat(), snapshot.summary, _carried(snapshot.carried)),
-            )
-            _insert_messages(db, cid, 0, snapshot.messages)
-            db.executemany(
-                "INSERT INTO skills (conversation_id, position, name, record) VALUES (?, ?, ?, ?)",
-                [
-                    (cid, index, name, _skill_record(snapshot.skill_records.get(name)))
-                    for index, name in enumerate(snapshot.skills)
-                ],
-            )
-            _insert_markers(db, cid, snapshot.markers)
-            db.executemany(
-                "INSERT INTO metadata (conversation_id, key, value) VALUES (?, ?, ?)",
-                [(cid, key, _json(value)) for key, value in snapshot.metadata.items()],
-            )
-            for artifact in snapshot.artifacts:
-                _insert_artifact(db, cid, artifact)
-
-    def append_messages(
-        self, conversation_id: str, start: int, messages: Sequence[Message]
-    ) -> None:
-        """Store ``messages`` at positions ``start``, ``start + 1``, ..."""
-        records = [encode_message(message) for message in messages]
-        with self._transaction(f"append to conversation {conversation_id}") as db:
-            _insert_records(db, conversation_id, start, records)
-
-    def truncate(self, conversation_id: str, keep: int, marker: Marker, marker_index: int) -> None:
-        """Drop every message from position ``keep`` on and record ``marker``."""
-        with self._transaction(f"roll back conversation {conversation_id}") as db:
-            db.execute(
-                "DELETE FROM messages WHERE conversation_id = ? AND position >= ?",
-                (conversation_id, keep),
-            )
-            db.execute(
-                "UPDATE markers SET position = ? WHERE conversation_id = ? AND position > ?",
-                (keep, conversation_id, keep),
-            )
-            _insert_marker(db, conversation_id, marker_index, marker)
-
-    def add_marker(self, conversation_id: str, index: int, marker: Marker) -> None:
-        """Record ``marker`` as the conversation's marker number ``index``."""
-        with self._transaction(f"record a marker in conversation {conversation_id}") as db:
-            _insert_marker(db, conversation_id, index, marker)
-
-    def add_skill(
-        self, conversation_id: str, index: int, name: str, *, record: Skill | None = None
-    ) -> None:
-        """Record skill ``name`` as the conversation's attached skill number ``index``.
-
-        ``record``, when given, is the skill as attached, kept with the name.
-        """
-        encoded = _skill_record(record)
-        with self._transaction(f"attach a skill to conversation {conversation_id}") as db:
-            db.execute(
-                "INSERT INTO skills (conversation_id, position, name, record) VALUES (?, ?, ?, ?)",
-                (conversation_id, index, name, encoded),
-            )
-
-    def set_metadata(self, conversation_id: str, key: str, value: object) -> None:
-        """Set metadata ``key`` to the JSON value ``value``."""
-        encoded = _json(value)
-        with self._transaction(f"set metadata of conversation {conversation_id}") as db:
-            db.execute(
-                "INSERT INTO metadata (conversation_id, key, value) VALUES (?, ?, ?) "
-                "ON CONFLICT (conversation_id, key) DO UPDATE SET value = excluded.value",
-                (conversation_id, key, encoded),
-            )
-
-    def compact(
-        self,
-        conversation_id: str,
-        messages: Sequence[Message],
-        *,
-        summary: str,
-        carried: Sequence[CarriedState],
-        markers: Sequence[Marker],
-    ) -> None:
-        """Replace every message, the summary, the carried states and the markers at once."""
-        records = [encode_message(message) for message in messages]
-        carried_record = _carried(carried)
-        with self._transaction(f"compact conversation {conversation_id}") as db:
-            db.execute("DELETE FROM messages WHERE conversation_id = ?", (conversation_id,))
-            _insert_records(db, conversation_id, 0, records)
-            db.execute("DELETE FROM markers WHERE conversation_id = ?", (conversation_id,))
-            _insert_markers(db, conversation_id, markers)
-            db.execute(
-                "UPDATE conversations SET summary = ?, carried = ? WHERE id = ?",
-                (summary, carried_record, conversation_id),
-            )
-
-    def keep_artifact(self, conversation_id: str, artifact: Artifact) -> None:
-        """Store ``artifact`` with the conversation."""
-        with self._transaction(f"keep an artifact of conversation {conversation_id}") as db:
-            _insert_artifact(db, conversation_id, artifact)
 
     def delete(self, conversation_id: str) -> bool:
         """Delete the conversation and everything stored with it; ``False`` if not stored."""
         if not self.file_exists():
             return False
         with self._transaction(f"delete conversation {conversation_id}") as db:
-            cursor = db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            cursor = db.execute(SQLITE.delete, (conversation_id,))
             return cursor.rowcount > 0
 
 
@@ -556,208 +417,3 @@ def _has_column(connection: sqlite3.Connection, table: str, column: str) -> bool
     """Whether ``table`` has ``column`` (a migration adds a column only once)."""
     rows = connection.execute(f"PRAGMA table_info({table})").fetchall()
     return any(row[1] == column for row in rows)
-
-
-# -- writing helpers -----------------------------------------------------------------------------
-
-
-def _carried(states: Sequence[CarriedState]) -> str:
-    return encode_carried(list(states))
-
-
-def _json(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ConversationStoreError("metadata must be a JSON value") from exc
-
-
-def _skill_record(skill: Skill | None) -> str | None:
-    """``skill``'s fields as a JSON object (``None`` for a skill attached by name only)."""
-    if skill is None:
-        return None
-    fields = {
-        "name": skill.name,
-        "description": skill.description,
-        "instructions": skill.instructions,
-        "bundle": skill.bundle,
-        "allowed_tools": None if skill.allowed_tools is None else list(skill.allowed_tools),
-        "license": skill.license,
-        "compatibility": skill.compatibility,
-        "metadata": dict(skill.metadata),
-        "location": skill.location,
-    }
-    try:
-        return json.dumps(fields, ensure_ascii=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ConversationStoreError(
-            f"cannot store skill {skill.name!r}: its metadata is not JSON"
-        ) from exc
-
-
-def _insert_messages(
-    db: sqlite3.Connection, cid: str, start: int, messages: Sequence[Message]
-) -> None:
-    _insert_records(db, cid, start, [encode_message(message) for message in messages])
-
-
-def _insert_records(db: sqlite3.Connection, cid: str, start: int, records: Sequence[str]) -> None:
-    db.executemany(
-        "INSERT INTO messages (conversation_id, position, record) VALUES (?, ?, ?)",
-        [(cid, start + offset, record) for offset, record in enumerate(records)],
-    )
-
-
-def _insert_markers(db: sqlite3.Connection, cid: str, markers: Sequence[Marker]) -> None:
-    for index, marker in enumerate(markers):
-        _insert_marker(db, cid, index, marker)
-
-
-def _insert_marker(db: sqlite3.Connection, cid: str, index: int, marker: Marker) -> None:
-    db.execute(
-        "INSERT INTO markers (conversation_id, number, kind, reason, at, position) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (cid, index, marker.kind, marker.reason, marker.at.isoformat(), marker.position),
-    )
-
-
-def _insert_artifact(db: sqlite3.Connection, cid: str, artifact: Artifact) -> None:
-    try:
-        db.execute(
-            "INSERT INTO artifacts (conversation_id, id, content, media_type, created) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (cid, artifact.id, artifact.content, artifact.media_type, artifact.created.isoformat()),
-        )
-    except UnicodeEncodeError as exc:
-        # A lone surrogate (text decoded with surrogateescape, say) has no UTF-8 form.
-        raise ConversationStoreError(
-            f"cannot store artifact {artifact.id}: its text is not valid Unicode"
-        ) from exc
-
-
-# -- reading helpers -----------------------------------------------------------------------------
-
-
-class _Reader:
-    """Decodes one conversation's rows, naming the conversation and row in every error."""
-
-    __slots__ = ("cid",)
-
-    def __init__(self, cid: str) -> None:
-        self.cid = cid
-
-    def snapshot(
-        self,
-        head: Sequence[Any],
-        messages: Sequence[Sequence[Any]],
-        skills: Sequence[Sequence[Any]],
-        markers: Sequence[Sequence[Any]],
-        metadata: Sequence[Sequence[Any]],
-        artifacts: Sequence[Sequence[Any]],
-    ) -> ConversationSnapshot:
-        created, summary, carried = head
-        decoded: list[Message] = []
-        for expected, (position, record) in enumerate(messages):
-            if position != expected:
-                self._fail(f"message {expected} is missing")
-            decoded.append(self._decode(f"message {position}", decode_message, record))
-        return ConversationSnapshot(
-            id=self.cid,
-            created=self._time("its creation time", created),
-            messages=tuple(decoded),
-            skills=tuple(row[0] for row in skills),
-            skill_records={
-                name: self._skill(index, name, record)
-                for index, (name, record) in enumerate(skills)
-                if record is not None
-            },
-            markers=tuple(
-                Marker(
-                    kind=kind, reason=reason, at=self._time(f"marker {index}", at), position=place
-                )
-                for index, (kind, reason, at, place) in enumerate(markers)
-            ),
-            summary=summary,
-            carried=self._decode("its carried state", decode_carried, carried),
-            metadata={
-                key: self._decode(f"metadata {key!r}", _decode_json, value)
-                for key, value in metadata
-            },
-            artifacts=tuple(
-                Artifact(
-                    id=artifact_id,
-                    content=content,
-                    media_type=media_type,
-                    created=self._time(f"artifact {artifact_id}", when),
-                )
-                for artifact_id, content, media_type, when in artifacts
-            ),
-        )
-
-    def _decode(self, what: str, decode: Any, record: object) -> Any:
-        if not isinstance(record, str):
-            self._fail(f"{what} is not text")
-        try:
-            return decode(record)
-        except ConversationStoreError as exc:
-            raise ConversationStoreError(f"conversation {self.cid}, {what}: {exc}") from exc
-
-    def _skill(self, index: int, name: object, record: object) -> Skill:
-        """Attached skill number ``index``, decoded from ``record`` and checked field by field."""
-        what = f"conversation {self.cid}, skill {index}"
-        if not isinstance(record, str):
-            self._fail(f"skill {index}'s record is not text")
-        try:
-            fields = json.loads(record)
-        except ValueError as exc:
-            raise ConversationStoreError(f"{what}: its record is not JSON") from exc
-        if not isinstance(fields, dict):
-            raise ConversationStoreError(f"{what}: its record is not a JSON object")
-        texts = ("name", "description", "instructions", "bundle", "location")
-        for key in texts:
-            if not isinstance(fields.get(key), str):
-                raise ConversationStoreError(f"{what}: field {key!r} is not text")
-        for key in ("license", "compatibility"):
-            if fields.get(key) is not None and not isinstance(fields[key], str):
-                raise ConversationStoreError(f"{what}: field {key!r} is not text or null")
-        allowed = fields.get("allowed_tools")
-        if allowed is not None and (
-            not isinstance(allowed, list) or not all(isinstance(item, str) for item in allowed)
-        ):
-            raise ConversationStoreError(f"{what}: field 'allowed_tools' is not a list of names")
-        metadata = fields.get("metadata", {})
-        if not isinstance(metadata, dict):
-            raise ConversationStoreError(f"{what}: field 'metadata' is not a JSON object")
-        if fields["name"] != name:
-            raise ConversationStoreError(f"{what}: its record is of another skill")
-        return Skill(
-            name=fields["name"],
-            description=fields["description"],
-            instructions=fields["instructions"],
-            bundle=fields["bundle"],
-            allowed_tools=None if allowed is None else tuple(allowed),
-            license=fields.get("license"),
-            compatibility=fields.get("compatibility"),
-            metadata=MappingProxyType(metadata),
-            location=fields["location"],
-        )
-
-    def _time(self, what: str, value: object) -> datetime:
-        try:
-            if not isinstance(value, str):
-                raise TypeError(value)
-            return datetime.fromisoformat(value)
-        except (TypeError, ValueError) as exc:
-            raise ConversationStoreError(
-                f"conversation {self.cid}, {what}: not an ISO timestamp"
-            ) from exc
-
-    def _fail(self, problem: str) -> NoReturn:
-        raise ConversationStoreError(f"corrupt conversation {self.cid}: {problem}")
-
-
-def _decode_json(record: str) -> object:
-    try:
-        return json.loads(record)
-    except ValueError as exc:
-        raise ConversationStoreError("corrupt metadata record: it is not JSON") from exc
