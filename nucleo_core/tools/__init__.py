@@ -1,8 +1,13 @@
 """The tools layer: declaring, describing, parsing, building and looking up tools."""
 
 from nucleo_core.tools.class_provider import ClassToolProvider
-from nucleo_core.tools.declaration import TOOL_NAME_PATTERN, SchemaRefiner, ToolDeclaration
-from nucleo_core.tools.decorator import STRICT_ENVIRONMENT_VARIABLE, declaration_of, tool
+from nucleo_core.tools.declaration import (
+    TOOL_NAME_PATTERN,
+    SchemaRefiner,
+    ToolDeclaration,
+    declaration_of,
+)
+from nucleo_core.tools.decorator import STRICT_ENVIRONMENT_VARIABLE, tool
 from nucleo_core.tools.function_provider import FunctionTool, FunctionToolProvider
 from nucleo_core.tools.palette import ReadOnlyPalette
 from nucleo_core.tools.phase import Phase

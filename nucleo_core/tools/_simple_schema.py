@@ -27,7 +27,7 @@ import weakref
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal, Union, final, get_args, get_origin
 
-from nucleo_core.tools.schema import FunctionSignature
+from nucleo_core.tools.function_signature import FunctionSignature
 
 if TYPE_CHECKING:
     from pydantic_core import CoreSchema, SchemaValidator

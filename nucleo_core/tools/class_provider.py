@@ -6,9 +6,9 @@ import inspect
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import ToolDeclarationError
+from nucleo_core.tools.declaration import declaration_of, describe_target
 from nucleo_core.tools.declared import DeclaredToolProvider
-from nucleo_core.tools.decorator import declaration_of, describe_target
-from nucleo_core.tools.schema import docstring_description
+from nucleo_core.tools.docstrings import docstring_description
 from nucleo_core.tools.seat import ModelDependent, ModelSeat
 from nucleo_core.tools.tool import Tool, io_types
 

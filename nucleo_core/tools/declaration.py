@@ -12,7 +12,13 @@ from typing import Any
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.state import ConversationStates
 
-__all__ = ["TOOL_NAME_PATTERN", "SchemaRefiner", "ToolDeclaration"]
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "SchemaRefiner",
+    "ToolDeclaration",
+    "declaration_of",
+    "describe_target",
+]
 
 #: Names every major model provider accepts for a tool (Anthropic, OpenAI, Gemini, MCP clients).
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -25,6 +31,9 @@ _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 #: The attribute ``@tool`` sets on the class or function it declares.
 DECLARATION_ATTRIBUTE = "__nucleo_tool__"
+
+#: The parameter a function tool declared with ``state=`` receives its state in.
+STATE_PARAMETER = "state"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,6 +84,27 @@ class ToolDeclaration:
         if self.display_name:
             return self.display_name
         return self.name.replace("_", " ").replace("-", " ").strip().capitalize() or self.name
+
+
+def declaration_of(subject: object) -> ToolDeclaration | None:
+    """The declaration ``@tool`` made on exactly this class or function, if any.
+
+    A subclass of a declared tool class is not itself declared: it inherits the attribute but
+    not the declaration.
+    """
+    if isinstance(subject, type):
+        found = subject.__dict__.get(DECLARATION_ATTRIBUTE)
+    else:
+        found = getattr(subject, DECLARATION_ATTRIBUTE, None)
+    return found if isinstance(found, ToolDeclaration) else None
+
+
+def describe_target(subject: object) -> str:
+    """A readable name of a class or function for error messages."""
+    kind = "tool class" if isinstance(subject, type) else "tool function"
+    module = getattr(subject, "__module__", None) or "?"
+    qualname = getattr(subject, "__qualname__", None) or repr(subject)
+    return f"{kind} {module}.{qualname}"
 
 
 def check_common(

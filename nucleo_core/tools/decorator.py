@@ -13,9 +13,12 @@ from typing import Any, TypeVar, overload
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools.declaration import (
     DECLARATION_ATTRIBUTE,
+    STATE_PARAMETER,
     SchemaRefiner,
     ToolDeclaration,
     check_common,
+    declaration_of,
+    describe_target,
 )
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.state import ConversationStates
@@ -26,9 +29,6 @@ __all__ = ["STRICT_ENVIRONMENT_VARIABLE", "declaration_of", "describe_target", "
 #: Set to ``1`` (in a plugin author's CI, say) to make every ``@tool`` build and check its
 #: schemas at decoration time, as ``@tool(strict=True)`` does for one tool.
 STRICT_ENVIRONMENT_VARIABLE = "NUCLEO_STRICT_TOOLS"
-
-#: The parameter a function tool declared with ``state=`` receives its state in.
-STATE_PARAMETER = "state"
 
 _Target = TypeVar("_Target")
 
@@ -134,27 +134,6 @@ def tool(
     if target is None:
         return declare
     return declare(target)
-
-
-def declaration_of(subject: object) -> ToolDeclaration | None:
-    """The declaration ``@tool`` made on exactly this class or function, if any.
-
-    A subclass of a declared tool class is not itself declared: it inherits the attribute but
-    not the declaration.
-    """
-    if isinstance(subject, type):
-        found = subject.__dict__.get(DECLARATION_ATTRIBUTE)
-    else:
-        found = getattr(subject, DECLARATION_ATTRIBUTE, None)
-    return found if isinstance(found, ToolDeclaration) else None
-
-
-def describe_target(subject: object) -> str:
-    """A readable name of a class or function for error messages."""
-    kind = "tool class" if isinstance(subject, type) else "tool function"
-    module = getattr(subject, "__module__", None) or "?"
-    qualname = getattr(subject, "__qualname__", None) or repr(subject)
-    return f"{kind} {module}.{qualname}"
 
 
 def _declare(

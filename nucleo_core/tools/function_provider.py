@@ -10,14 +10,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools._simple_schema import simple_input_model, simple_input_schema
+from nucleo_core.tools.declaration import STATE_PARAMETER, declaration_of, describe_target
 from nucleo_core.tools.declared import DeclaredToolProvider
-from nucleo_core.tools.decorator import STATE_PARAMETER, declaration_of, describe_target
-from nucleo_core.tools.schema import (
-    FunctionSignature,
-    docstring_description,
-    function_input_model,
-    function_signature,
-)
+from nucleo_core.tools.docstrings import docstring_description
+from nucleo_core.tools.function_signature import FunctionSignature, function_signature
+from nucleo_core.tools.schema import function_input_model
 from nucleo_core.tools.seat import ModelSeat
 from nucleo_core.tools.tool import Tool
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import ToolCollisionError, UnknownTool
-from nucleo_core.tools.decorator import declaration_of, describe_target
+from nucleo_core.tools.declaration import declaration_of, describe_target
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from nucleo_core.tools.decorator import declaration_of
+from nucleo_core.tools.declaration import declaration_of
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import provider_for
 

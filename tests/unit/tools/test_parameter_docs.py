@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from nucleo_core.errors import ToolDeclarationError
-from nucleo_core.tools.schema import _quick_parameter_docs, docstring_parts, parameter_docs
+from nucleo_core.tools.docstrings import _quick_parameter_docs, docstring_parts, parameter_docs
 
 _words = st.text(alphabet="abc xyz.,:()-", min_size=0, max_size=12)
 _names = st.sampled_from(["query", "mode", "limit", "x_1", "_private", "a b", "n (int)", ""])

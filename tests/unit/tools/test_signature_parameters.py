@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nucleo_core.tools.schema import _signature_parameters
+from nucleo_core.tools.function_signature import _signature_parameters
 
 
 def _plain(a: int, b: str = "x", *, c: float, d: bool = True) -> None: ...
