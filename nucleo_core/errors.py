@@ -55,6 +55,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from nucleo_core._error_roots import CorrectableError, MisuseError, NucleoError
+
 if TYPE_CHECKING:
     from nucleo_core.guard.approval_record import ApprovalRecord
 
@@ -85,14 +87,6 @@ __all__ = [
     "ToolDeclarationError",
     "UnknownTool",
 ]
-
-
-class NucleoError(Exception):
-    """Base class of every error nucleo raises on purpose."""
-
-
-class CorrectableError(NucleoError):
-    """An error whose message is written for the model, so that it can correct its next call."""
 
 
 class InvalidToolInput(CorrectableError):
@@ -174,10 +168,6 @@ class AnswerRefused(CorrectableError):
         self.kind = kind
         self.problems = tuple(problems)
         super().__init__(message)
-
-
-class MisuseError(NucleoError):
-    """A mistake in the developer's code or configuration."""
 
 
 class ToolDeclarationError(MisuseError, TypeError):

@@ -14,7 +14,11 @@ import threading
 from collections.abc import Callable
 from typing import final
 
-__all__ = ["TimeLimiter"]
+__all__ = ["DEFAULT_HOOK_TIMEOUT", "TimeLimiter"]
+
+#: Seconds all of one call's permission hooks may take together, by default (the guard's, and
+#: its configuration's: `nucleo_core.guard.permission_guard` re-exports it).
+DEFAULT_HOOK_TIMEOUT = 5.0
 
 # Idle threads kept for the next steps; more idle than this end.
 _IDLE_KEPT = 8

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, Final, Literal, get_args
 
-from nucleo_core.errors import MisuseError
+from nucleo_core._error_roots import MisuseError
 
 __all__ = [
     "APPROVAL_STATUSES",

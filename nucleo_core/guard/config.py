@@ -33,8 +33,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from nucleo_core.guard._time_limit import DEFAULT_HOOK_TIMEOUT
 from nucleo_core.guard.errors import GuardConfigError
-from nucleo_core.guard.permission_guard import DEFAULT_HOOK_TIMEOUT
 from nucleo_core.guard.policy import PermissionPolicy
 from nucleo_core.guard.rule import RULE_KEYS, PermissionRule
 from nucleo_core.plugins.decision import Decision

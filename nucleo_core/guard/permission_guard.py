@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
 
-from nucleo_core.guard._time_limit import TimeLimiter
+from nucleo_core.guard._time_limit import DEFAULT_HOOK_TIMEOUT, TimeLimiter
 from nucleo_core.guard.permission import PermissionDecision
 from nucleo_core.guard.policy import PermissionPolicy
 from nucleo_core.plugins.contributions import HookDecision
@@ -22,9 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_HOOK_TIMEOUT", "PERMISSION_HOOK", "PermissionGuard"]
 
 logger = logging.getLogger("nucleo.guard")
-
-#: Seconds all of one call's permission hooks may take together, by default.
-DEFAULT_HOOK_TIMEOUT = 5.0
 
 #: The hook the guard asks.
 PERMISSION_HOOK = "nucleo_permission"

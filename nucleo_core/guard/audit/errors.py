@@ -17,7 +17,7 @@ answers a model with its own correctable refusal, and keeps this error for its r
 
 from __future__ import annotations
 
-from nucleo_core.errors import MisuseError
+from nucleo_core._error_roots import MisuseError
 
 __all__ = ["AuditConfigError", "AuditError", "AuditStoreError", "AuditValueError"]
 
