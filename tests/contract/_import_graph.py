@@ -31,15 +31,13 @@ ARCHITECTURE_PAGE = ROOT / "docs" / "architecture.md"
 #: DESIGN.md's layers, lowest first. A module may import from its own layer and from lower ones;
 #: modules of one layer may import each other only without forming a cycle.
 #: A member names a package below ``nucleo_core`` or, for a package whose modules sit in two
-#: layers, one module of it (``stores.url``); the longest match decides.
+#: layers, one module of it (``stores.url``); the longest match decides. ``_*`` stands for every
+#: private module right below ``nucleo_core`` (``_frozen``, ``_closing``, ...): shared machinery.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "foundation",
         (
-            "_frozen",
-            "_extras",
-            "_closing",
-            "_version",
+            "_*",
             "errors",
             "stores.errors",
             "stores.postgres",
@@ -187,6 +185,8 @@ def top_package(module: str) -> str:
 def layer_of(module: str) -> int:
     """The index in :data:`LAYERS` of the layer ``module`` belongs to."""
     inner = module.split(".")[1:] or ["__init__"]
+    if len(inner) == 1 and inner[0].startswith("_") and inner[0] != "__init__":
+        return 0  # a private module right below nucleo_core is shared machinery: foundation
     best: tuple[int, int] | None = None
     for index, (_, members) in enumerate(LAYERS):
         for member in members:
