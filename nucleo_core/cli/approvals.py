@@ -12,20 +12,18 @@ CONVERSATION`` then continues the run.
 from __future__ import annotations
 
 import getpass
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from nucleo_core.cli import render
+from nucleo_core.cli.approval_store import approvals_path, approvals_store, approvals_store_url
 from nucleo_core.cli.command_error import CommandError
-from nucleo_core.cli.store import resolved_store, store_option
+from nucleo_core.cli.store import store_option
+from nucleo_core.cli.terminal_approver import terminal_approver
 
 if TYPE_CHECKING:
-    from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStore
-    from nucleo_core.guard.approvals import Approval, ApprovalRequest
-    from nucleo_core.stores import StoreURL
+    from nucleo_core.guard.approval_store import ApprovalRecord
 
 __all__ = ["approvals", "approvals_path", "terminal_approver"]
 
@@ -34,16 +32,6 @@ GATEWAY_APPROVALS = "mcp-gateway:"
 #: How the approvals of HTTP API executions are filed (`nucleo_core.server.executions`, not
 #: imported here: it would import the server's libraries into every command).
 API_EXECUTIONS = "api-execution:"
-
-
-def approvals_path(path: str | None) -> Path:
-    """The approvals' file: ``path``, else the default next to the conversations' file."""
-    if path is not None:
-        return Path(path)
-    from nucleo_core.conversations.service import default_store_path
-    from nucleo_core.guard.approval_store import default_approvals_path
-
-    return default_approvals_path(default_store_path())
 
 
 def _path_option(command: Any) -> Any:
@@ -55,38 +43,6 @@ def _path_option(command: Any) -> Any:
             "next to the conversations' file ($NUCLEO_CONVERSATIONS)."
         ),
     )(command)
-
-
-def _store(
-    path: str | None, store_url: str | None = None, *, must_exist: bool = True
-) -> ApprovalStore:
-    from nucleo_core.guard.approval_store import SQLiteApprovalStore
-
-    url = _store_url(path, store_url)
-    if url is not None:
-        from nucleo_core.stores import open_approvals
-
-        return open_approvals(url)
-    found = approvals_path(path)
-    if must_exist and not found.exists():
-        raise CommandError(f"no approvals are kept at {found} (no durable run has paused there)")
-    return SQLiteApprovalStore(found)
-
-
-def _store_url(path: str | None, store_url: str | None) -> StoreURL | None:
-    """The store URL the approvals are in, or ``None`` for the approvals' SQLite file.
-
-    ``--store``; else, without ``--path`` nor ``$NUCLEO_APPROVALS``, the project's.
-    """
-    if path is not None:
-        return None
-    if store_url:
-        return resolved_store(store_url)
-    from nucleo_core.guard.approval_store import APPROVALS_ENVIRONMENT_VARIABLE
-
-    if os.environ.get(APPROVALS_ENVIRONMENT_VARIABLE):
-        return None
-    return resolved_store(None)
 
 
 @click.group(invoke_without_command=True)
@@ -110,8 +66,8 @@ def approvals(
     if ctx.invoked_subcommand is not None:
         return
     records: list[ApprovalRecord] = []
-    if _store_url(path, store_url) is not None or approvals_path(path).exists():
-        store = _store(path, store_url)
+    if approvals_store_url(path, store_url) is not None or approvals_path(path).exists():
+        store = approvals_store(path, store_url)
         try:
             records = store.list(status=None if show_all else "pending")
         finally:
@@ -167,7 +123,7 @@ def approve(
             ) from None
         if not isinstance(content, dict):
             raise CommandError("--content must be a JSON object of field values")
-    store = _store(path, store_url)
+    store = approvals_store(path, store_url)
     try:
         record = store.approve(approval_id, by=by or _user(), content=content)
     except ApprovalError as exc:
@@ -197,7 +153,7 @@ def reject(
     """Reject the pending approval ID: the resumed run tells the model REASON."""
     from nucleo_core.guard.approval_store import ApprovalError
 
-    store = _store(path, store_url)
+    store = approvals_store(path, store_url)
     try:
         record = store.reject(approval_id, reason, by=by or _user())
     except ApprovalError as exc:
@@ -263,35 +219,6 @@ def _print_record(record: ApprovalRecord) -> None:
             schema = json.dumps(asked.get("schema") or {}, indent=2, sort_keys=True)
             click.echo("  schema:       " + schema.replace("\n", "\n                "))
             click.echo("  answer with:  nucleo approvals approve ID --content JSON")
-
-
-def terminal_approver(request: ApprovalRequest) -> Approval:
-    """Ask on the terminal whether a ``confirm``-level call may run (``nucleo run``, ``chat``).
-
-    Shows the tool, its declared risk, its source, what made it need an approval and its
-    arguments, pretty-printed, on stderr (the answer streams on stdout), and reads yes or no.
-    Anything but yes rejects it; the end of input rejects it too.
-    """
-    import json
-
-    from nucleo_core.guard.approvals import Approval
-
-    risk = request.risk if request.risk_declared else f"{request.risk} (undeclared)"
-    arguments = json.dumps(dict(request.arguments), indent=2, sort_keys=True, default=str)
-    click.echo("", err=True)
-    click.echo(f"The model wants to call {request.tool} — it needs your approval.", err=True)
-    click.echo(f"  risk:      {risk}", err=True)
-    click.echo(f"  source:    {request.source}", err=True)
-    if request.decided_by:
-        click.echo(f"  because:   {request.decided_by}", err=True)
-    click.echo("  arguments: " + arguments.replace("\n", "\n             "), err=True)
-    try:
-        approved = click.confirm("Run it?", default=False, err=True)
-    except click.Abort:  # end of input, or Ctrl-C at the question: not approved
-        approved = False
-    if approved:
-        return Approval(True)
-    return Approval(False, "the user did not approve it at the terminal")
 
 
 def _user() -> str:

@@ -17,8 +17,8 @@ import click
 from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
-from nucleo_core.cli.importing import ImportFailure, import_source, looks_like_path
-from nucleo_core.cli.skills import print_skill_table, skill_summary
+from nucleo_core.cli.skill_listing import print_skill_table, skill_summary
+from nucleo_core.cli.thinker_class import load_thinker_class
 from nucleo_core.hub import ThinkerBase
 
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from nucleo_core.tools import ToolProvider, ToolRegistry
 
 __all__ = ["catalog", "load_thinker_class"]
-
-_PATH_FORMS = "package.module:ClassName or package.module.ClassName"
 
 
 @click.command()
@@ -72,81 +70,6 @@ def catalog(thinker: str, as_json: bool) -> None:
         )
         return
     _print_catalog(thinker_class, palette, tool_catalog, attached, skill_catalog)
-
-
-def load_thinker_class(path: str) -> type[ThinkerBase]:
-    """Import the thinker class ``path`` names.
-
-    Args:
-        path: ``package.module:ClassName`` (``ClassName`` may be dotted, for a nested class),
-            ``package.module.ClassName``, or ``path/to/file.py:ClassName``.
-
-    Raises:
-        CommandError: The path is malformed, its module cannot be imported, it names nothing,
-            or what it names is not a subclass of `ThinkerBase`.
-    """
-    found = _resolve(path)
-    if isinstance(found, type) and issubclass(found, ThinkerBase):
-        return found
-    if isinstance(found, type):
-        raise CommandError(
-            f"'{path}' is not a thinker class: it does not subclass nucleo_core.ThinkerBase"
-        )
-    raise CommandError(f"'{path}' is not a thinker class but {_described(found)}")
-
-
-def _resolve(path: str) -> object:
-    module_part, colon, attribute_part = path.rpartition(":")
-    if colon:
-        attributes = attribute_part.split(".")
-        if not module_part or not all(part.isidentifier() for part in attributes):
-            raise CommandError(f"'{path}' is not a class's import path; write {_PATH_FORMS}")
-        return _attribute(path, _import(path, module_part), module_part, attributes)
-    parts = path.split(".")
-    if len(parts) < 2 or looks_like_path(path) or not all(p.isidentifier() for p in parts):
-        raise CommandError(
-            f"'{path}' is not a class's import path; write {_PATH_FORMS} (or "
-            "path/to/file.py:ClassName)"
-        )
-    # The module is the longest prefix that imports: `pkg.mod.Outer.Inner` is tried as the
-    # module pkg.mod.Outer first, then pkg.mod (Outer.Inner being attributes), as pkgutil does.
-    for split in range(len(parts) - 1, 0, -1):
-        module_name = ".".join(parts[:split])
-        try:
-            module = import_source(module_name)
-        except ImportFailure as exc:
-            if exc.missing == module_name and split > 1:
-                continue  # that prefix is no module: it may be an attribute of a shorter one
-            raise CommandError(f"cannot import thinker '{path}': {exc.reason}") from exc
-        return _attribute(path, module, module_name, parts[split:])
-    raise AssertionError("unreachable: the loop returns or raises at split == 1")
-
-
-def _import(path: str, source: str) -> object:
-    try:
-        return import_source(source)
-    except ImportFailure as exc:
-        raise CommandError(f"cannot import thinker '{path}': {exc.reason}") from exc
-
-
-def _attribute(path: str, found: object, owner: str, attributes: Sequence[str]) -> object:
-    for attribute in attributes:
-        try:
-            found = getattr(found, attribute)
-        except AttributeError as exc:
-            raise CommandError(
-                f"cannot import thinker '{path}': {owner} has no attribute '{attribute}'"
-            ) from exc
-        owner = f"{owner}.{attribute}"
-    return found
-
-
-def _described(found: object) -> str:
-    if inspect.ismodule(found):
-        return f"the module {found.__name__}"
-    if inspect.isroutine(found):
-        return "a function"
-    return f"an object of type {type(found).__name__}"
 
 
 def _build(thinker_class: type[ThinkerBase], hub: ToolHub, path: str) -> ThinkerBase:

@@ -60,7 +60,7 @@ def loaded_hub(*, warn_about_plugins: bool = True, mcp_servers: bool = False) ->
         if logger_name != _PLUGIN_LOGGER:
             click.echo(f"Warning: {message}", err=True)
     if mcp_servers:
-        from nucleo_core.cli.mcp import connect_configured_servers
+        from nucleo_core.cli.mcp_connect import connect_configured_servers
 
         for warning in connect_configured_servers(hub):
             click.echo(f"Warning: {warning}", err=True)

@@ -143,11 +143,11 @@ def _serve(
     profile: GatewayProfile, *, http: bool, host: str, port: int, allow_remote: bool
 ) -> None:
     from nucleo_core._version import __version__
-    from nucleo_core.cli.approvals import _store as approvals_store
-    from nucleo_core.cli.catalog import load_thinker_class
+    from nucleo_core.cli.approval_store import approvals_store
+    from nucleo_core.cli.governance import guard_the_hub
     from nucleo_core.cli.hub import loaded_hub
-    from nucleo_core.cli.mcp import _require_sdk
-    from nucleo_core.cli.resume import guard_the_hub
+    from nucleo_core.cli.mcp_survey import require_sdk
+    from nucleo_core.cli.thinker_class import load_thinker_class
     from nucleo_core.gateway.http import check_host
     from nucleo_core.gateway.runtime import profile_servers, run_gateway
     from nucleo_core.gateway.server import Gateway
@@ -156,7 +156,7 @@ def _serve(
     from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.mcp import MCPConfigError, discover_servers
 
-    _require_sdk()
+    require_sdk()
     if http:
         check_host(host, allow_remote=allow_remote)
     thinker_class = load_thinker_class(profile.thinker)

@@ -9,11 +9,9 @@ from typing import Any
 import click
 
 from nucleo_core.cli import render
-from nucleo_core.cli.approvals import terminal_approver
-from nucleo_core.cli.catalog import load_thinker_class
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.governance import audit_the_hub, guard_the_hub
 from nucleo_core.cli.hub import loaded_hub
-from nucleo_core.cli.resume import audit_the_hub, guard_the_hub
 from nucleo_core.cli.running import (
     AnswerPrinter,
     as_json,
@@ -28,7 +26,9 @@ from nucleo_core.cli.running import (
     parse_input,
     resolve_seat,
 )
-from nucleo_core.cli.skills import attach_skills, skill_option
+from nucleo_core.cli.skill_option import attach_skills, skill_option
+from nucleo_core.cli.terminal_approver import terminal_approver
+from nucleo_core.cli.thinker_class import load_thinker_class
 from nucleo_core.cli.tool_failures import tool_failures_as_lines
 
 __all__ = ["run"]

@@ -175,10 +175,10 @@ def _print_schema(settings: Any, *, reference: bool) -> None:
 def _serve(settings: Any, sources: tuple[str, ...], thinker_paths: tuple[str, ...]) -> None:
     import uvicorn
 
-    from nucleo_core.cli.approvals import approvals_path
-    from nucleo_core.cli.catalog import load_thinker_class
+    from nucleo_core.cli.approval_store import approvals_path
+    from nucleo_core.cli.governance import guard_the_hub
     from nucleo_core.cli.hub import loaded_hub
-    from nucleo_core.cli.resume import guard_the_hub
+    from nucleo_core.cli.thinker_class import load_thinker_class
     from nucleo_core.guard.approval_store import SQLiteApprovalStore
     from nucleo_core.guard.audit import AuditError, AuditLog, project_folder
     from nucleo_core.server import ApiService, ServerConfigError, check_bind, create_app

@@ -8,18 +8,19 @@ folder against the Agent Skills specification. The ``--skill`` option of ``nucle
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from nucleo_core.cli import render
-from nucleo_core.cli.columns import Column
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.skill_listing import allowed_tools_label, print_skill_table, skill_summary
+from nucleo_core.cli.skill_option import attach_skills, skill_option
 
 if TYPE_CHECKING:
-    from nucleo_core.hub import ThinkerBase, ToolHub
+    from nucleo_core.hub import ToolHub
     from nucleo_core.skills import Skill
     from nucleo_core.skills.aliases import ToolResolution
 
@@ -31,17 +32,6 @@ __all__ = [
     "skill_summary",
     "skills",
 ]
-
-_Command = TypeVar("_Command", bound=Callable[..., Any])
-
-# On a narrow line the bundle goes first, then the description; never the tools a skill
-# allows, each a name to stay whole.
-_COLUMNS = (
-    Column("Name", "key"),
-    Column("Bundle", "key", drop_rank=1),
-    Column("Allowed tools", "value"),
-    Column("Description", "text", drop_rank=2),
-)
 
 
 @click.group(invoke_without_command=True)
@@ -157,47 +147,6 @@ def validate(ctx: click.Context, path: str, as_json: bool) -> None:
         ctx.exit(1)
 
 
-def skill_summary(skill: Skill) -> dict[str, Any]:
-    """One skill as a JSON object, keys in a stable order (the description in full)."""
-    return {
-        "name": skill.name,
-        "bundle": skill.bundle,
-        "description": skill.description,
-        "allowed_tools": None if skill.allowed_tools is None else list(skill.allowed_tools),
-        "license": skill.license,
-        "compatibility": skill.compatibility,
-        "metadata": dict(skill.metadata),
-        "location": skill.location,
-        "disable_model_invocation": skill.disable_model_invocation,
-        "extra": dict(skill.extra),
-        "resources": list(skill.resources),
-        "unresolved_tools": list(skill.unresolved_tools),
-    }
-
-
-def allowed_tools_label(skill: Skill) -> str:
-    """The tools a skill allows, as people read them: ``any`` when it names none."""
-    if skill.allowed_tools is None:
-        return "any"
-    return ", ".join(skill.allowed_tools) or "none"
-
-
-def print_skill_table(found: Sequence[Skill]) -> None:
-    """Print one row per skill: name, bundle, allowed tools, the description's first line."""
-    from rich.text import Text
-
-    rows = [
-        [
-            Text(skill.name),
-            Text(skill.bundle or "(none)"),
-            Text(allowed_tools_label(skill)),
-            Text(render.first_line(skill.description)),
-        ]
-        for skill in found
-    ]
-    render.print_grouped_table(_COLUMNS, [(None, rows)])
-
-
 def _known_tools(hub: ToolHub) -> set[str]:
     """The tools installed packs and plugins provide, by name and source id."""
     providers = [tool.provider for tool in hub.plugins.pack_tools()]
@@ -272,48 +221,3 @@ def _facts(skill: Skill) -> Iterator[tuple[str, str]]:
     if skill.resources:
         yield "files", ", ".join(skill.resources)
     yield "location", skill.location
-
-
-def skill_option(command: _Command) -> _Command:
-    """The ``--skill NAME`` option (repeatable) of ``nucleo run`` and ``nucleo chat``."""
-    return click.option(
-        "--skill",
-        "skill_names",
-        multiple=True,
-        metavar="NAME",
-        help=(
-            "Attach the skill NAME before the first turn (repeat for several). It is admitted "
-            "as the model's request_skill is, every guardrail asked; a skill kept from the "
-            "model (disable-model-invocation) may be attached this way too."
-        ),
-    )(command)
-
-
-def attach_skills(thinker: ThinkerBase, names: Sequence[str], thinker_path: str) -> None:
-    """Ask for each skill of ``names`` for ``thinker``, as a person; stop at a refusal.
-
-    Each goes through the hub's admission (`ThinkerBase.request_skill` with ``by_user``), so
-    a grant or refusal is on the admission record like the model's; a granted skill waits
-    on the thinker and is attached to the conversation as its first turn starts. A line on
-    stderr says so, keeping stdout for the answers.
-
-    Raises:
-        CommandError: A skill was refused: its name, the reason, and the skills the thinker
-            may be given.
-    """
-    from nucleo_core.hub import ThinkerBase
-
-    for name in dict.fromkeys(names):
-        result = thinker.request_skill(name, by_user=True)
-        if not result.granted:
-            offered = [skill.name for skill in ThinkerBase.skill_catalog(thinker, by_user=True)]
-            may = (
-                f"the skills it may be given: {', '.join(offered)}"
-                if offered
-                else "it may be given no skill (its class declares none: declare_compatible_skills)"
-            )
-            raise CommandError(
-                f"the skill '{name}' was refused for {thinker_path}: {result.reason}; {may} "
-                f"(`nucleo catalog {thinker_path}` lists them)"
-            )
-        click.echo(f"Skill {name} attached.", err=True)

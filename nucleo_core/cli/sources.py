@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from nucleo_core.cli.importing import FILE_MODULE_PREFIX, ImportFailure, import_source
-from nucleo_core.cli.mcp import configured_mcp_tools
+from nucleo_core.cli.mcp_survey import configured_mcp_tools
 from nucleo_core.errors import MisuseError
 from nucleo_core.tools import ToolProvider, ToolRegistry, tools_in_module
 
