@@ -113,9 +113,27 @@ ContentBlock: TypeAlias = (
 )
 
 
+class _ContentReadings:
+    """Mixin of `Message` and `ModelResponse`: what their ``content`` says, read two ways."""
+
+    __slots__ = ()
+
+    content: tuple[ContentBlock, ...]
+
+    @property
+    def text(self) -> str:
+        """The concatenated text blocks of the content."""
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    @property
+    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
+        """The tool-use blocks of the content, in order."""
+        return tuple(block for block in self.content if isinstance(block, ToolUseBlock))
+
+
 @quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
+class Message(_ContentReadings):
     """One turn of a conversation: who spoke and the blocks they said."""
 
     role: Role
@@ -130,16 +148,6 @@ class Message:
     def assistant(cls, text: str) -> Message:
         """An assistant turn holding one text block."""
         return cls(role="assistant", content=(TextBlock(text=text),))
-
-    @property
-    def text(self) -> str:
-        """The concatenated text blocks of this turn."""
-        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
-
-    @property
-    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
-        """The tool-use blocks of this turn, in order."""
-        return tuple(block for block in self.content if isinstance(block, ToolUseBlock))
 
 
 class StopReason(StrEnum):

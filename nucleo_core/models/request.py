@@ -10,9 +10,8 @@ from nucleo_core.models.messages import (
     ContentBlock,
     Message,
     StopReason,
-    TextBlock,
-    ToolUseBlock,
     Usage,
+    _ContentReadings,
 )
 from nucleo_core.tools.spec import ToolSpec
 
@@ -50,7 +49,7 @@ class ModelRequest:
 
 @quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ModelResponse:
+class ModelResponse(_ContentReadings):
     """What a model answered in one exchange.
 
     Attributes:
@@ -66,16 +65,6 @@ class ModelResponse:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     raw_stop_reason: str | None = None
-
-    @property
-    def text(self) -> str:
-        """The concatenated text blocks of the answer."""
-        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
-
-    @property
-    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
-        """The tool-use blocks of the answer, in order."""
-        return tuple(block for block in self.content if isinstance(block, ToolUseBlock))
 
     def as_message(self) -> Message:
         """The answer as an assistant turn, to append to the conversation."""
