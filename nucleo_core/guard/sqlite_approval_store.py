@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.guard._approval_deciding import (
@@ -27,6 +26,7 @@ from nucleo_core.guard.approval_record import (
     ApprovalStoreError,
     stored_as,
 )
+from nucleo_core.stores.sqlite import immediate, open_sqlite, run_script, schema_version
 
 if TYPE_CHECKING:
     import sqlite3
@@ -67,33 +67,28 @@ class SQLiteApprovalStore(DecidesOnce):
         self._connection: sqlite3.Connection | None = None
 
     def _db(self) -> sqlite3.Connection:
-        if self._connection is not None:
-            return self._connection
-        import sqlite3
-
-        try:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(
-                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+        if self._connection is None:
+            self._connection = open_sqlite(
+                self.path,
+                timeout=30.0,
+                pragmas=("journal_mode=WAL", "synchronous=FULL"),
+                prepare=self._prepare,
+                cannot_open=self._cannot_open,
             )
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=FULL")
-            version = connection.execute("PRAGMA user_version").fetchone()[0]
-            if version > _SCHEMA_VERSION:
-                connection.close()
-                raise ApprovalStoreError(
-                    f"{self.path} was written by a later nucleo (approvals schema {version}); "
-                    "upgrade nucleo to read it"
-                )
-            connection.executescript(_SCHEMA)
-            connection.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-        except sqlite3.Error as exc:
+        return self._connection
+
+    def _prepare(self, connection: sqlite3.Connection) -> None:
+        version = schema_version(connection)
+        if version > _SCHEMA_VERSION:
             raise ApprovalStoreError(
-                f"the approvals' store {self.path} cannot be opened: {exc}"
-            ) from exc
-        self._connection = connection
-        return connection
+                f"{self.path} was written by a later nucleo (approvals schema {version}); "
+                "upgrade nucleo to read it"
+            )
+        run_script(connection, _SCHEMA)
+        connection.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
+
+    def _cannot_open(self, reason: str) -> ApprovalStoreError:
+        return ApprovalStoreError(f"the approvals' store {self.path} cannot be opened: {reason}")
 
     def add(self, records: Sequence[ApprovalRecord]) -> None:
         """Keep ``records``, all or none (see `ApprovalStore.add`)."""
@@ -108,15 +103,8 @@ class SQLiteApprovalStore(DecidesOnce):
             )
             for r in records
         ]
-        with self._lock:
-            db = self._db()
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                db.executemany("INSERT OR IGNORE INTO approvals VALUES (?, ?, ?, ?, ?, ?)", rows)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        with self._lock, immediate(self._db()) as db:
+            db.executemany("INSERT OR IGNORE INTO approvals VALUES (?, ?, ?, ?, ?, ?)", rows)
 
     def get(self, approval_id: str) -> ApprovalRecord | None:
         """The approval ``approval_id``, or ``None``."""
