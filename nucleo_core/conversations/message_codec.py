@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from nucleo_core.conversations.errors import ConversationStoreError
+from nucleo_core.models._block_data import tool_result_data
 from nucleo_core.models.messages import (
     ContentBlock,
     Message,
@@ -184,12 +185,7 @@ def _block_to_data(block: ContentBlock) -> dict[str, Any]:
             "input": given if isinstance(given, str) else _plain(given),
         }
     if isinstance(block, ToolResultBlock):
-        return {
-            "type": "tool_result",
-            "tool_use_id": block.tool_use_id,
-            "content": block.content,
-            "is_error": block.is_error,
-        }
+        return tool_result_data(block)
     if isinstance(block, ReasoningBlock):
         return {
             "type": "reasoning",
@@ -218,22 +214,16 @@ def _block_from_data(item: object, index: int) -> ContentBlock:
             id=_string(item, "id", where), name=_string(item, "name", where), input=given
         )
     if kind == "tool_result":
-        is_error = item.get("is_error")
-        if not isinstance(is_error, bool):
-            _corrupt("message", f"{where}: 'is_error' must be a boolean")
         return ToolResultBlock(
             tool_use_id=_string(item, "tool_use_id", where),
             content=_string(item, "content", where),
-            is_error=is_error,
+            is_error=_boolean(item, "is_error", where),
         )
     if kind == "reasoning":
-        redacted = item.get("redacted")
-        if not isinstance(redacted, bool):
-            _corrupt("message", f"{where}: 'redacted' must be a boolean")
         return ReasoningBlock(
             text=_string(item, "text", where),
             signature=_optional_string(item, "signature", where),
-            redacted=redacted,
+            redacted=_boolean(item, "redacted", where),
             data=_optional_string(item, "data", where),
         )
     if kind == "provider":
@@ -301,6 +291,13 @@ def _string(item: dict[str, Any], key: str, where: str) -> str:
     value = item.get(key)
     if not isinstance(value, str):
         _corrupt("message", f"{where}: '{key}' must be a string")
+    return value
+
+
+def _boolean(item: dict[str, Any], key: str, where: str) -> bool:
+    value = item.get(key)
+    if not isinstance(value, bool):
+        _corrupt("message", f"{where}: '{key}' must be a boolean")
     return value
 
 

@@ -7,9 +7,9 @@ import threading
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, final
 
+from nucleo_core._closing import ClosesOnExit
 from nucleo_core.conversations.context import ConversationContext
 from nucleo_core.conversations.errors import ConversationConflict
 
@@ -47,7 +47,7 @@ def default_store_path() -> Path:
 
 
 @final
-class ConversationService:
+class ConversationService(ClosesOnExit):
     """Gives each run a `ConversationContext`, and keeps the durable ones.
 
     - **Temporary** conversations live in memory only and vanish when closed.
@@ -87,6 +87,8 @@ class ConversationService:
     """
 
     __slots__ = ("_holds", "_lock", "_open", "_store", "path", "wait")
+
+    _close_on_exit = "shutdown"
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, wait: float = 0.0) -> None:
         self.path: str = os.fspath(path) if path is not None else _default_target()
@@ -260,17 +262,6 @@ class ConversationService:
             store, self._store = self._store, None
             if store is not None:
                 store.close()
-
-    def __enter__(self) -> ConversationService:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.shutdown()
 
     def __repr__(self) -> str:
         return f"<ConversationService {self.path} {len(self._open)} open>"
