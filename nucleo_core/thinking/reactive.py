@@ -44,27 +44,18 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from nucleo_core._closing import ClosesOnExit
 from nucleo_core.conversations.marker import ABNORMAL_END, Marker
 from nucleo_core.errors import MisuseError, ModelError, ResponseError
-from nucleo_core.models.messages import Message, TextBlock, Usage
-from nucleo_core.thinking.depth import Depth
+from nucleo_core.models.messages import Message, TextBlock
 from nucleo_core.thinking.inbox import CLOSING_TURN, ENDING_ABNORMALLY, Inbox
-from nucleo_core.thinking.llm_call import LLMCall
 from nucleo_core.thinking.thinker import ANSWER_REFUSED, Thinker, ThinkerIterationLimit
-from nucleo_core.thinking.transcript import render_transcript
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from types import TracebackType
-    from typing import Self
 
-    from nucleo_core.conversations import ConversationContext, ConversationService
-    from nucleo_core.hub.hub import ToolHub
-    from nucleo_core.models.catalog import ModelCatalog
-    from nucleo_core.models.client import ModelClient
-    from nucleo_core.models.declaration import ThinkerDeclaration
-    from nucleo_core.thinking.correction import ResponseCorrection
-    from nucleo_core.thinking.execution import ExecutionPolicy, ToolFailure
+    from nucleo_core.conversations import ConversationContext
+    from nucleo_core.thinking.execution import ToolFailure
     from nucleo_core.thinking.response import ThinkingResponse
 
 __all__ = [
@@ -138,7 +129,7 @@ class _Turn:
     reached_closing: bool = False
 
 
-class ReactiveThinker(Thinker[str, str]):
+class ReactiveThinker(Thinker[str, str], ClosesOnExit):
     """One chat turn over a durable conversation: inbox, closing turn, abnormal-end discipline.
 
     See the module documentation for the whole contract. One turn runs at a time on a thinker;
@@ -152,34 +143,8 @@ class ReactiveThinker(Thinker[str, str]):
     #: What the closing turn's request tells the model (see `closing_note`).
     closing_note_text: ClassVar[str] = CLOSING_NOTE
 
-    def __init__(
-        self,
-        declaration: ThinkerDeclaration,
-        *,
-        hub: ToolHub | None = None,
-        catalog: ModelCatalog | None = None,
-        conversations: ConversationService | None = None,
-        pin: str | None = None,
-        read_only: bool = False,
-        depth: Depth = Depth.STANDARD,
-        execution: ExecutionPolicy | None = None,
-        system: str = "",
-        correction: ResponseCorrection | None = None,
-        client: ModelClient | None = None,
-    ) -> None:
-        super().__init__(
-            declaration,
-            hub=hub,
-            catalog=catalog,
-            conversations=conversations,
-            pin=pin,
-            read_only=read_only,
-            depth=depth,
-            execution=execution,
-            system=system,
-            correction=correction,
-            client=client,
-        )
+    def _set_up(self) -> None:
+        super()._set_up()
         #: Messages for the running turn: offer them here (see `Inbox`).
         self.inbox = Inbox()
         self.last_outcome: TurnOutcome | None = None
@@ -263,17 +228,6 @@ class ReactiveThinker(Thinker[str, str]):
         if failures:
             raise ExceptionGroup("some conversations' tools failed to forget", failures)
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def open_conversation(
         self, conversation_id: str | None, *, durable: bool
     ) -> ConversationContext:
@@ -289,11 +243,7 @@ class ReactiveThinker(Thinker[str, str]):
                 )
             context = self.open_conversation(conversation_id, durable=durable)
             turn = self._turn = _Turn(context=context, start=len(context))
-        self._context = context
-        self._usage = Usage()
-        self._tool_failures = []
-        observer = self._hub.observer  # tracing: the turn's run is current until it ends
-        run = None if observer is None else observer.run_started(self, context.id, resumed=False)
+        run = self._begin_run(context, resumed=False)
         answer: str | None = None
         error: BaseException | None = None
         reason: str | None = None
@@ -327,12 +277,7 @@ class ReactiveThinker(Thinker[str, str]):
                 closing_turn=turn.reached_closing,
                 tool_failures=self.last_tool_failures,
             )
-            self._transcript = render_transcript(context.messages)
-            self.last_usage = self._usage
-            if run is not None:
-                run.ended(self._usage, error)
-            self._context = None
-            Thinker._leave_conversation(self)
+            self._end_run(context, run, error)
             with self._turn_lock:
                 self._turn = None
             try:
@@ -392,19 +337,8 @@ class ReactiveThinker(Thinker[str, str]):
             if turn is not None:
                 turn.calls += 1
             return result
-        call: LLMCall[Any] = LLMCall(
-            declaration=self.declaration,
-            messages=_with_note(context.messages_for_model(), self.closing_note()),
-            catalog=self.catalog,
-            system=self.system_text(),
-            tools=self.registry,
-            output_type=self.output_type,
-            pin=self.pin,
-            tool_choice="none",
-            correction=self.correction,
-            client=self.client,
-            observer=self._hub.observer,
-            on_text=self.text_sink(),
+        call = self._thinking_call(
+            _with_note(context.messages_for_model(), self.closing_note()), tool_choice="none"
         )
         try:
             result = await call.run()

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get
 from nucleo_core.errors import (
     MisuseError,
     NotPaused,
-    ResponseError,
     ThinkerIterationLimit,
 )
 from nucleo_core.hub.call_door import call_door
@@ -21,8 +20,9 @@ from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
 from nucleo_core.thinking._execution_durable import ElicitationScope, elicitation_scope
 from nucleo_core.thinking._thinker_compaction import _Compaction
+from nucleo_core.thinking._thinker_exchange import _Exchange
 from nucleo_core.thinking._thinker_pause import _Pausing
-from nucleo_core.thinking._thinker_streaming import ContentEvent, _Streaming
+from nucleo_core.thinking._thinker_streaming import ContentEvent
 from nucleo_core.thinking._thinker_tool_state import _ToolState
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.depth import Depth
@@ -31,7 +31,6 @@ from nucleo_core.thinking.execution import (
     ExecutionPolicy,
     ToolExecutor,
 )
-from nucleo_core.thinking.llm_call import LLMCall
 from nucleo_core.thinking.transcript import render_transcript
 
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelCatalog
     from nucleo_core.models.client import ModelClient
+    from nucleo_core.telemetry.observer import RunTrace
     from nucleo_core.thinking.execution import ToolFailure
     from nucleo_core.thinking.response import ThinkingResponse
     from nucleo_core.tools.provider import ToolProvider
@@ -58,7 +58,7 @@ InputT = TypeVar("InputT")
 OutputT = TypeVar("OutputT")
 
 
-class Thinker(_Pausing, _Compaction, _ToolState, _Streaming, Generic[InputT, OutputT]):
+class Thinker(_Pausing, _Compaction, _ToolState, _Exchange, Generic[InputT, OutputT]):
     """The LLM loop: each turn assembles the palette, makes one `LLMCall`, runs the tool calls.
 
     A turn: the per-turn reconcile hooks and the read-only sweep build the palette
@@ -164,6 +164,14 @@ class Thinker(_Pausing, _Compaction, _ToolState, _Streaming, Generic[InputT, Out
         self.approval_expiry: float = DEFAULT_APPROVAL_EXPIRY
         # Whether the run in progress may pause (its conversation is durable).
         self._pausable = False
+        self._set_up()
+
+    def _set_up(self) -> None:
+        """Set up what a family keeps of its own, last in ``__init__``; nothing here.
+
+        A family adds its attributes here rather than in an ``__init__`` of its own, so its
+        constructor stays exactly `Thinker`'s.
+        """
 
     # -- running ------------------------------------------------------------------------------
 
@@ -220,16 +228,7 @@ class Thinker(_Pausing, _Compaction, _ToolState, _Streaming, Generic[InputT, Out
 
     async def _run_in(self, context: ConversationContext, objective: Message | None) -> OutputT:
         """Run the loop over ``context`` from ``objective``, or from its paused turn."""
-        self._context = context
-        self._usage = Usage()
-        self._tool_failures = []
-        # Tracing: the run's trace is current until it ends (`nucleo_core.telemetry`).
-        observer = self._hub.observer
-        run = (
-            None
-            if observer is None
-            else observer.run_started(self, context.id, resumed=objective is None)
-        )
+        run = self._begin_run(context, resumed=objective is None)
         error: BaseException | None = None
         self._pausable = self._may_pause(context)
         try:
@@ -244,17 +243,32 @@ class Thinker(_Pausing, _Compaction, _ToolState, _Streaming, Generic[InputT, Out
             raise
         finally:
             self._pausable = False
-            self._transcript = render_transcript(context.messages)
-            self.last_usage = self._usage
             self.last_tool_failures = tuple(self._tool_failures)
-            if run is not None:
-                run.ended(self._usage, error)
-            self._context = None
-            ThinkerBase._leave_conversation(self)
+            self._end_run(context, run, error)
             try:
                 self.conversations.close(context)
             finally:  # a run is its conversation: its end is the conversation's
                 self.tell_tools_conversation_ended(context.id)
+
+    def _begin_run(self, context: ConversationContext, *, resumed: bool) -> RunTrace | None:
+        """Start a run over ``context``: fresh usage and failures, and its trace (if traced)."""
+        self._context = context
+        self._usage = Usage()
+        self._tool_failures = []
+        # Tracing: the run's trace is current until it ends (`nucleo_core.telemetry`).
+        observer = self._hub.observer
+        return None if observer is None else observer.run_started(self, context.id, resumed=resumed)
+
+    def _end_run(
+        self, context: ConversationContext, run: RunTrace | None, error: BaseException | None
+    ) -> None:
+        """End a run over ``context``: keep its transcript and usage, end its trace, leave it."""
+        self._transcript = render_transcript(context.messages)
+        self.last_usage = self._usage
+        if run is not None:
+            run.ended(self._usage, error)
+        self._context = None
+        ThinkerBase._leave_conversation(self)
 
     async def think(self, context: ConversationContext) -> OutputT:
         """The loop over ``context``: turns until a final answer."""
@@ -303,38 +317,6 @@ class Thinker(_Pausing, _Compaction, _ToolState, _Streaming, Generic[InputT, Out
             f"{type(self).__name__} reached {self.max_iterations} turns without a final answer"
         )
 
-    async def submit_thinking_call(self, context: ConversationContext) -> ThinkingResponse[Any]:
-        """Make this turn's one exchange with the model (the scripted-turn test seam)."""
-        call: LLMCall[Any] = LLMCall(
-            declaration=self.declaration,
-            messages=context.messages_for_model(),
-            catalog=self.catalog,
-            system=self.system_text(),
-            tools=self.registry,
-            output_type=self.output_type,
-            pin=self.pin,
-            correction=self.correction,
-            client=self.client,
-            observer=self._hub.observer,
-            on_text=self.text_sink(),
-        )
-        try:
-            result = await call.run()
-        except ResponseError:
-            # The refused answers and their corrections stay for the transcript: they are what
-            # a developer reads to see why the answer was given up on.
-            context.extend(call.turns)
-            raise
-        finally:
-            self.end_streamed_reply(call)
-        self.catalog = call.catalog
-        self.record_usage(result.usage)
-        return result
-
-    def record_usage(self, usage: Usage) -> None:
-        """Add ``usage`` to the run in progress (a sub-thinker's run adds its own here)."""
-        self._usage = self._usage + usage
-
     def record_tool_failures(self, failures: Iterable[ToolFailure]) -> None:
         """Add failed tool calls to the run in progress (a sub-thinker's run adds its own here).
 
@@ -353,14 +335,6 @@ class Thinker(_Pausing, _Compaction, _ToolState, _Streaming, Generic[InputT, Out
         return result.answer
 
     # -- what the model reads -----------------------------------------------------------------
-
-    def system_text(self) -> str:
-        """The system text: the thinker's own, then each attached skill's instructions."""
-        parts = [self.system] if self.system else []
-        from nucleo_core.skills.files import skill_preamble
-
-        parts.extend(skill_preamble(skill) for skill in self.skills)
-        return "\n\n".join(parts)
 
     def render_input(self, input: InputT) -> str:
         """The objective as the first user message's text."""
