@@ -32,21 +32,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
-import uuid
-import weakref
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, final
 
 from nucleo_core.conversations._journal_sql import POSTGRES, SQLJournal, read_snapshot
 from nucleo_core.conversations.errors import ConversationBusy, ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
-from nucleo_core.conversations.writer_hold import this_host
-from nucleo_core.stores.postgres import PostgresDatabase, advisory_key, database
+from nucleo_core.conversations.postgres_hold import (
+    HOLDS,
+    PostgresWriterHold,
+    held_here,
+    hold_key,
+    record_key,
+)
+from nucleo_core.conversations.writer_hold import busy
+from nucleo_core.stores.postgres import PostgresDatabase, database
 
 if TYPE_CHECKING:
     import psycopg
@@ -119,47 +122,6 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 
 COMPONENT: Final = "conversations"
-
-#: The holds this process has, by token (a refused opener tells whether it is this process).
-_HOLDS: weakref.WeakValueDictionary[str, PostgresWriterHold] = weakref.WeakValueDictionary()
-
-
-@final
-@dataclass(slots=True, weakref_slot=True, eq=False, kw_only=True)
-class PostgresWriterHold:
-    """This process's hold of one conversation: a session-level advisory lock.
-
-    Attributes:
-        conversation_id: The conversation held.
-        connection: The session holding the lock (``None`` once released).
-        token: A random id of this hold.
-        pid: This process's id when the hold was taken.
-        host: This host's name.
-        since: When the hold was taken (UTC).
-        lock: Serializes the transactions run on ``connection`` (the journal's writes of the
-            conversation, and the release), whichever thread runs them.
-    """
-
-    conversation_id: str
-    connection: psycopg.Connection[Any] | None
-    token: str = field(default_factory=lambda: uuid.uuid4().hex)
-    pid: int = field(default_factory=os.getpid)
-    host: str = field(default_factory=this_host)
-    since: datetime = field(default_factory=lambda: datetime.now(UTC))
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    @property
-    def held(self) -> bool:
-        """Whether this process still holds the lock."""
-        return self.connection is not None and not self.connection.closed
-
-
-def _hold_key(conversation_id: str) -> int:
-    return advisory_key("nucleo.conversation", conversation_id)
-
-
-def _record_key(conversation_id: str) -> int:
-    return advisory_key("nucleo.conversation.writer-record", conversation_id)
 
 
 def _store_error(message: str) -> ConversationStoreError:
@@ -349,7 +311,7 @@ class PostgresConversationStore(SQLJournal):
         with self._lock:
             self._holds[hold.token] = hold
             self._writing[conversation_id] = hold
-        _HOLDS[hold.token] = hold
+        HOLDS[hold.token] = hold
         if previous is not None:
             pid, host, since, _ = previous
             logger.warning(
@@ -377,17 +339,17 @@ class PostgresConversationStore(SQLJournal):
         reads what was committed when it starts, and they run in order).
         """
         with connection.pipeline(), connection.transaction():
-            connection.execute("SELECT pg_advisory_xact_lock(%s)", (_record_key(conversation_id),))
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (record_key(conversation_id),))
             found = connection.execute(
                 "SELECT pid, host, since, token FROM nucleo_writers WHERE conversation_id = %s",
                 (conversation_id,),
             )
             row = connection.execute(
-                "SELECT pg_try_advisory_lock(%s)", (_hold_key(conversation_id),)
+                "SELECT pg_try_advisory_lock(%s)", (hold_key(conversation_id),)
             ).fetchone()
             record = found.fetchone()
             if row is None or not row[0]:
-                return None, None, _busy(conversation_id, record), None
+                return None, None, busy(conversation_id, record, ours=held_here), None
             hold = PostgresWriterHold(conversation_id=conversation_id, connection=connection)
             connection.execute(
                 "INSERT INTO nucleo_writers (conversation_id, token, pid, host, since) "
@@ -412,7 +374,7 @@ class PostgresConversationStore(SQLJournal):
             self._holds.pop(hold.token, None)
             if self._writing.get(hold.conversation_id) is hold:
                 del self._writing[hold.conversation_id]
-        _HOLDS.pop(hold.token, None)
+        HOLDS.pop(hold.token, None)
         with hold.lock:  # a write of the conversation on its session finishes first
             connection, hold.connection = hold.connection, None
         if connection is None:
@@ -423,14 +385,14 @@ class PostgresConversationStore(SQLJournal):
             # lock: no opener sees the lock free with this record still there.
             with connection.pipeline(), connection.transaction():
                 connection.execute(
-                    "SELECT pg_advisory_xact_lock(%s)", (_record_key(hold.conversation_id),)
+                    "SELECT pg_advisory_xact_lock(%s)", (record_key(hold.conversation_id),)
                 )
                 connection.execute(
                     "DELETE FROM nucleo_writers WHERE conversation_id = %s AND token = %s",
                     (hold.conversation_id, hold.token),
                 )
                 connection.execute(
-                    "SELECT pg_advisory_unlock(%s)", (_hold_key(hold.conversation_id),)
+                    "SELECT pg_advisory_unlock(%s)", (hold_key(hold.conversation_id),)
                 )
             released = True
         except Exception:
@@ -475,38 +437,3 @@ class PostgresConversationStore(SQLJournal):
         with self._tx(f"delete conversation {conversation_id}") as db:
             db.execute(POSTGRES.delete, (conversation_id,))
             return bool(db.rowcount > 0)
-
-
-def _busy(conversation_id: str, record: Sequence[Any] | None) -> ConversationBusy:
-    if record is None:
-        return ConversationBusy(conversation_id, pid=None, host=None, since=None)
-    pid, host, since, token = record
-    try:
-        when = datetime.fromisoformat(since) if isinstance(since, str) else None
-    except ValueError:
-        when = None
-    return ConversationBusy(
-        conversation_id,
-        pid=pid if isinstance(pid, int) else None,
-        host=host if isinstance(host, str) else None,
-        since=when,
-        this_process=token in _HOLDS,
-    )
-
-
-#: A forked child's copies of this process's hold sessions: kept referenced and never closed,
-#: since closing one would end the session (and release the lock) the parent still holds.
-_INHERITED: list[object] = []
-
-
-def _forget_inherited_holds() -> None:
-    for hold in list(_HOLDS.values()):
-        connection, hold.connection = hold.connection, None
-        hold.lock = threading.Lock()  # another thread of the parent may have held it
-        if connection is not None:
-            _INHERITED.append(connection)
-    _HOLDS.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_inherited_holds)

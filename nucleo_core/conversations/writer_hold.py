@@ -33,7 +33,7 @@ import socket
 import sys
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -126,13 +126,19 @@ def unlock(hold: WriterHold) -> None:
         os.close(fd)  # closing alone releases the lock too; unlocking first says so
 
 
-def busy(conversation_id: str, record: Sequence[object] | None) -> ConversationBusy:
+def busy(
+    conversation_id: str,
+    record: Sequence[object] | None,
+    *,
+    ours: Callable[[object], bool] | None = None,
+) -> ConversationBusy:
     """The error for a conversation whose lock another holds.
 
     Args:
         conversation_id: The conversation.
         record: Its ``writers`` row (``pid, host, since, token``), or ``None`` when there is
             none.
+        ours: Whether a token is of a hold of this process (default: a lock-file hold's).
     """
     if record is None:
         return ConversationBusy(conversation_id, pid=None, host=None, since=None)
@@ -147,8 +153,12 @@ def busy(conversation_id: str, record: Sequence[object] | None) -> ConversationB
         host=host if isinstance(host, str) else None,
         since=when,
         # By the token, not the pid: another pid namespace (a container) may reuse this pid.
-        this_process=any(hold.token == token for hold in list(_HOLDS)),
+        this_process=(ours or _held_here)(token),
     )
+
+
+def _held_here(token: object) -> bool:
+    return any(hold.token == token for hold in list(_HOLDS))
 
 
 def _lock_error(path: Path, conversation_id: str, exc: OSError) -> ConversationStoreError:
