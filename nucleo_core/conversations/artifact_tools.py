@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, final
 from nucleo_core.conversations.artifact_reading import parse_json, read_field, search_content
 from nucleo_core.conversations.artifacts import Artifact, ArtifactStore
 from nucleo_core.errors import MisuseError
+from nucleo_core.tools.builtin_provider import BuiltinToolProvider
 from nucleo_core.tools.decorator import tool
 from nucleo_core.tools.function_provider import FunctionToolProvider
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.reserved import GET_ARTIFACT_FIELD, SEARCH_ARTIFACT_CONTENT
-from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
@@ -65,11 +65,12 @@ def artifact_tools(context: ConversationContext | ArtifactStore) -> list[ToolPro
 
 
 @final
-class ArtifactToolProvider(ToolProvider):
+class ArtifactToolProvider(BuiltinToolProvider):
     """One artifact tool bound to one conversation's artifact store.
 
     Name, description and schemas are the shared declaration's; equality is by tool name and
     store, so a registry holds one per name and re-registering the same binding is a no-op.
+    Read-only, declared low risk.
     """
 
     __slots__ = ("_declared", "_run", "_store")
@@ -77,6 +78,7 @@ class ArtifactToolProvider(ToolProvider):
     def __init__(
         self, declared: FunctionToolProvider, run: Callable[..., str], store: ArtifactStore
     ) -> None:
+        super().__init__()
         self._declared = declared
         self._run = run
         self._store = store
@@ -109,16 +111,6 @@ class ArtifactToolProvider(ToolProvider):
     @property
     def read_only(self) -> bool:
         """Always ``True``: reading an artifact changes nothing."""
-        return True
-
-    @property
-    def risk(self) -> Risk:
-        """Always low."""
-        return Risk.LOW
-
-    @property
-    def risk_declared(self) -> bool:
-        """The risk is declared."""
         return True
 
     @property

@@ -16,15 +16,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from nucleo_core.errors import InvalidToolInput
 from nucleo_core.hub._catalog_view import frozen_members
-from nucleo_core.tools import _input_errors
+from nucleo_core.tools.builtin_provider import BuiltinToolProvider
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.reserved import REQUEST_SKILL, REQUEST_TOOLS
-from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.schema_input import SchemaInput
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
-
     from nucleo_core.skills.skill import Skill
 
 __all__ = [
@@ -85,15 +83,32 @@ class _Requester(Protocol):
         ...
 
 
-class _CatalogProvider(ToolProvider):
+class _MetaToolProvider(BuiltinToolProvider):
+    """A meta-tool's provider: it changes the palette, and stays in a restricted surface."""
+
+    __slots__ = ()
+
+    @property
+    def sequential(self) -> bool:
+        """``True``: it changes the palette; the turn's next call must see what it left."""
+        return True
+
+    @property
+    def restricting(self) -> bool:
+        """``True``: it stays in the surface whatever a loaded skill restricts it to."""
+        return True
+
+
+class _CatalogProvider(_MetaToolProvider):
     """A meta-tool's provider: a ``oneOf`` of the turn's catalog names, validated strictly."""
 
-    __slots__ = ("_members", "_schema", "_validator")
+    __slots__ = ("_members", "_schema")
 
     _field: str
     _many: bool
 
     def __init__(self, members: Sequence[tuple[str, str]]) -> None:
+        super().__init__()
         self._members = tuple(members)
         choices = [{"const": name, "description": about} for name, about in self._members]
         # No uniqueItems: a name asked twice is one ask (`parse_input`), not a refusal — small
@@ -110,7 +125,6 @@ class _CatalogProvider(ToolProvider):
             "required": [self._field],
             "additionalProperties": False,
         }
-        self._validator: Validator | None = None
 
     _field_description = ""
 
@@ -124,50 +138,15 @@ class _CatalogProvider(ToolProvider):
         """The turn's schema: the catalog as ``oneOf`` ``const`` names."""
         return self._schema
 
-    @property
-    def sequential(self) -> bool:
-        """``True``: it changes the palette; the turn's next call must see what it left."""
-        return True
-
-    @property
-    def risk(self) -> Risk:
-        """Declared ``low``: what it grants is decided by admission, not by the call."""
-        return Risk.LOW
-
-    @property
-    def risk_declared(self) -> bool:
-        """The risk is declared."""
-        return True
-
     def parse_input(self, raw: RawInput) -> Any:
         """Validate against this turn's schema: a name off the catalog is refused.
 
         A name given more than once is asked for once, at its first place.
         """
-        if isinstance(raw, str | bytes | bytearray):
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise _input_errors.not_json(self.name) from exc
-        else:
-            data = dict(raw) if isinstance(raw, Mapping) else raw
-        if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(self._schema)
-        errors = sorted(self._validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            problem = _input_errors.from_jsonschema(self.name, errors, self._schema)
-            raise problem from errors[0]
+        data = self.checked_input(raw)
         if self._many:
             return list(dict.fromkeys(data[self._field]))
         return data[self._field]
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    def __hash__(self) -> int:
-        return hash(type(self))
 
 
 class RequestToolsProvider(_CatalogProvider):
@@ -260,11 +239,6 @@ class RequestToolsProvider(_CatalogProvider):
             "back with the reason."
         )
 
-    @property
-    def restricting(self) -> bool:
-        """``True``: it stays in a restricted surface (its catalog is narrowed instead)."""
-        return True
-
     def parse_input(self, raw: RawInput) -> Any:
         """The names asked for, each checked against the catalog by a set lookup.
 
@@ -272,8 +246,7 @@ class RequestToolsProvider(_CatalogProvider):
         names costs a validation per entry); a name off the catalog is refused with the
         closest catalog names.
         """
-        data = _decoded(self.name, raw)
-        _PLAIN_NAMES.check(self.name, data)
+        data = _PLAIN_NAMES.parse(raw)
         catalog = self._catalog
         held = self._names
         if held is None or held[0] is not catalog:
@@ -301,24 +274,9 @@ class RequestToolsProvider(_CatalogProvider):
         return _RequestToolsTool(parent)
 
 
-class _ShapeCheck:
-    """A small schema checked by jsonschema, built on first use."""
-
-    def __init__(self, schema: dict[str, Any]) -> None:
-        self.schema = schema
-        self._validator: Validator | None = None
-
-    def check(self, tool: str, data: Any) -> None:
-        if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(self.schema)
-        errors = sorted(self._validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            raise _input_errors.from_jsonschema(tool, errors, self.schema) from errors[0]
-
-
-_PLAIN_NAMES = _ShapeCheck(
+#: The shape of a plain-names call, checked by a set lookup afterwards (non-empty names).
+_PLAIN_NAMES = SchemaInput(
+    REQUEST_TOOLS,
     {
         "type": "object",
         "properties": {
@@ -331,17 +289,8 @@ _PLAIN_NAMES = _ShapeCheck(
         },
         "required": ["tools"],
         "additionalProperties": False,
-    }
+    },
 )
-
-
-def _decoded(tool: str, raw: RawInput) -> Any:
-    if isinstance(raw, str | bytes | bytearray):
-        try:
-            return json.loads(raw)
-        except ValueError as exc:
-            raise _input_errors.not_json(tool) from exc
-    return dict(raw) if isinstance(raw, Mapping) else raw
 
 
 class RequestSkillProvider(_CatalogProvider):
@@ -377,11 +326,6 @@ class RequestSkillProvider(_CatalogProvider):
     @property
     def read_only(self) -> bool:
         """``True``: a skill changes only the conversation's instructions."""
-        return True
-
-    @property
-    def restricting(self) -> bool:
-        """``True``: it stays in the surface whatever a loaded skill restricts it to."""
         return True
 
     def create(self, parent: object | None = None) -> Tool[Any, Any]:

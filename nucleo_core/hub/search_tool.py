@@ -25,17 +25,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, TypeAlias
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput
 from nucleo_core.hub._catalog_view import CatalogView
-from nucleo_core.hub.meta_tools import Refusal
-from nucleo_core.tools import _input_errors
+from nucleo_core.hub.meta_tools import Refusal, _MetaToolProvider
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.reserved import SEARCH_TOOLS
 from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.schema_input import SchemaInput
 from nucleo_core.tools.spec import ToolSpec
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
-
     from nucleo_core.search.index import ToolIndex
     from nucleo_core.search.semantic import Embedder
 
@@ -241,7 +239,7 @@ def _by_name(catalog: Sequence[ToolProvider]) -> dict[str, ToolProvider]:
     return {provider.name: provider for provider in catalog}
 
 
-class SearchToolsProvider(ToolProvider):
+class SearchToolsProvider(_MetaToolProvider):
     """``search_tools``: find tools of the thinker's catalog by what they do, and ask for them.
 
     Every match goes through the admission door (`ThinkerBase.request_tools_async`), so a
@@ -251,30 +249,11 @@ class SearchToolsProvider(ToolProvider):
     narrowed catalog. Two instances are the same registry entry (equality by type).
     """
 
-    __slots__ = ("_validator",)
+    __slots__ = ()
 
-    _SCHEMA: Final[Mapping[str, Any]] = {
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 1000,
-                "description": "What the tools should do, in a few words.",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_SEARCH_LIMIT,
-                "description": f"Most tools to add (default {DEFAULT_SEARCH_LIMIT}).",
-            },
-        },
-        "required": ["query"],
-        "additionalProperties": False,
-    }
-
-    # What the model is sent: the same fields, the bounds said in words (a few bytes on every
-    # turn of a searched catalog); `_SCHEMA` holds them as checks, applied to every call.
+    # What the model is sent: the fields of `_SEARCH_INPUT`, the bounds said in words (a few
+    # bytes on every turn of a searched catalog); `_SEARCH_INPUT` holds them as checks, applied
+    # to every call.
     _OFFERED: Final[Mapping[str, Any]] = {
         "type": "object",
         "properties": {
@@ -288,9 +267,6 @@ class SearchToolsProvider(ToolProvider):
         "required": ["query"],
         "additionalProperties": False,
     }
-
-    def __init__(self) -> None:
-        self._validator: Validator | None = None
 
     @property
     def name(self) -> str:
@@ -308,39 +284,12 @@ class SearchToolsProvider(ToolProvider):
 
     @property
     def input_schema(self) -> Mapping[str, Any]:
-        """``query`` (text) and an optional ``limit`` (checked as `_SCHEMA` at the call)."""
+        """``query`` (text) and an optional ``limit`` (checked as `_SEARCH_INPUT` at the call)."""
         return self._OFFERED
-
-    @property
-    def sequential(self) -> bool:
-        """``True``: it changes the palette; the turn's next call must see what it left."""
-        return True
-
-    @property
-    def risk(self) -> Risk:
-        """Declared ``low``: what it grants is decided by admission, not by the call."""
-        return Risk.LOW
-
-    @property
-    def risk_declared(self) -> bool:
-        """The risk is declared."""
-        return True
-
-    @property
-    def restricting(self) -> bool:
-        """``True``: it stays in a restricted surface (the catalog it searches is narrowed)."""
-        return True
 
     def parse_input(self, raw: RawInput) -> tuple[str, int]:
         """The query and the limit (`DEFAULT_SEARCH_LIMIT` when none is given)."""
-        data = _decoded(self.name, raw)
-        if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(self._SCHEMA)
-        errors = sorted(self._validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            raise _input_errors.from_jsonschema(self.name, errors, self._SCHEMA) from errors[0]
+        data = _SEARCH_INPUT.parse(raw)
         if not data["query"].strip():
             raise InvalidToolInput(self.name, ["query: must hold some words"])
         return data["query"], int(data.get("limit", DEFAULT_SEARCH_LIMIT))
@@ -349,11 +298,30 @@ class SearchToolsProvider(ToolProvider):
         """The tool that searches ``parent``'s (the thinker's) catalog."""
         return _SearchToolsTool(parent)
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
 
-    def __hash__(self) -> int:
-        return hash(type(self))
+#: What a ``search_tools`` call is checked against: the offered fields, with their bounds.
+_SEARCH_INPUT = SchemaInput(
+    SEARCH_TOOLS,
+    {
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 1000,
+                "description": "What the tools should do, in a few words.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_SEARCH_LIMIT,
+                "description": f"Most tools to add (default {DEFAULT_SEARCH_LIMIT}).",
+            },
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+)
 
 
 class _SearchToolsTool(Tool[Any, Any]):
@@ -497,9 +465,9 @@ def _deferred_tool_class() -> Any:
     """The deferred tool's class, made on first use.
 
     It mixes in the executor's awareness markers to hand the conversation and registry on to
-    the catalog tool; they live in the thinking layer, above this one, hence made here.
+    the catalog tool.
     """
-    from nucleo_core.thinking._execution_awareness import ConversationAware, RegistryAware
+    from nucleo_core.tools.awareness import ConversationAware, RegistryAware
     from nucleo_core.tools.tool import run_tool
 
     class _DeferredTool(Tool[Any, Any], ConversationAware, RegistryAware):
@@ -532,12 +500,3 @@ def _deferred_tool_class() -> Any:
             return await run_tool(tool, input)
 
     return _DeferredTool
-
-
-def _decoded(tool: str, raw: RawInput) -> Any:
-    if isinstance(raw, str | bytes | bytearray):
-        try:
-            return json.loads(raw)
-        except ValueError as exc:
-            raise _input_errors.not_json(tool) from exc
-    return dict(raw) if isinstance(raw, Mapping) else raw

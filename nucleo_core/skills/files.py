@@ -14,23 +14,19 @@ errors say what to fix and never repeat the path the model sent.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.errors import CorrectableError
-from nucleo_core.tools import _input_errors
-from nucleo_core.tools.provider import RawInput, ToolProvider
+from nucleo_core.tools.builtin_provider import BuiltinToolProvider
+from nucleo_core.tools.provider import RawInput
 from nucleo_core.tools.reserved import READ_SKILL_FILE
-from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
-
-    from jsonschema.protocols import Validator
 
     from nucleo_core.skills.skill import Skill
 
@@ -75,7 +71,7 @@ def skill_preamble(skill: Skill) -> str:
     )
 
 
-class SkillFilesProvider(ToolProvider):
+class SkillFilesProvider(BuiltinToolProvider):
     """``read_skill_file``: read one file of an attached skill, as text.
 
     Built per turn over the attached skills that have files (their names are the only values
@@ -87,9 +83,10 @@ class SkillFilesProvider(ToolProvider):
         skills: The attached skills with files, each with its folder (`Skill.root`).
     """
 
-    __slots__ = ("_schema", "_skills", "_validator")
+    __slots__ = ("_schema", "_skills")
 
     def __init__(self, skills: Sequence[Skill]) -> None:
+        super().__init__()
         self._skills: Mapping[str, Skill] = {skill.name: skill for skill in skills}
         self._schema: dict[str, Any] = {
             "type": "object",
@@ -112,7 +109,6 @@ class SkillFilesProvider(ToolProvider):
             "required": ["skill", "path"],
             "additionalProperties": False,
         }
-        self._validator: Validator | None = None
 
     @property
     def name(self) -> str:
@@ -143,47 +139,18 @@ class SkillFilesProvider(ToolProvider):
         return True
 
     @property
-    def risk(self) -> Risk:
-        """Declared ``low``: it reads files the skill's author shipped, nothing else."""
-        return Risk.LOW
-
-    @property
-    def risk_declared(self) -> bool:
-        """The risk is declared."""
-        return True
-
-    @property
     def restricting(self) -> bool:
         """``True``: a skill's ``allowed-tools`` never hide its own files from the model."""
         return True
 
     def parse_input(self, raw: RawInput) -> Any:
         """Validate against this turn's schema: ``(skill, path)``."""
-        if isinstance(raw, str | bytes | bytearray):
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise _input_errors.not_json(self.name) from exc
-        else:
-            data = dict(raw) if isinstance(raw, Mapping) else raw
-        if self._validator is None:
-            from jsonschema import Draft202012Validator
-
-            self._validator = Draft202012Validator(self._schema)
-        errors = sorted(self._validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            raise _input_errors.from_jsonschema(self.name, errors, self._schema) from errors[0]
+        data = self.checked_input(raw)
         return (data["skill"], data["path"])
 
     def create(self, parent: object | None = None) -> Tool[Any, Any]:
         """The tool reading the files of the skills ``parent`` (the thinker) has attached."""
         return _ReadSkillFile(parent, self._skills)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
-
-    def __hash__(self) -> int:
-        return hash(type(self))
 
 
 class _ReadSkillFile(Tool[Any, str]):
