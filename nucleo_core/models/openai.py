@@ -74,6 +74,7 @@ from nucleo_core.models._aclosing import AsyncClosesOnExit
 from nucleo_core.models._json_depth import MAX_JSON_DEPTH, loads_cut
 from nucleo_core.models._openai_endpoint import OPENAI_BASE_URL, is_openai_endpoint, printable_url
 from nucleo_core.models._openai_errors import OpenAIErrors, retryable
+from nucleo_core.models._openai_listing import LISTING_TIMEOUT as LISTING_TIMEOUT
 from nucleo_core.models._openai_reply import BODY_LEVELS, assemble, parse_reply, read_completion
 from nucleo_core.models._openai_request import MaxTokensParameter, request_body
 from nucleo_core.models._openai_stream import StreamDraft
