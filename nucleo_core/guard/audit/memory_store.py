@@ -13,14 +13,14 @@ from nucleo_core.guard.audit.records import (
     chain_digest,
     record_from_row,
 )
-from nucleo_core.guard.audit.store import AuditQuery, follow_records
+from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling
 from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
 
 __all__ = ["MemoryAuditStore"]
 
 
 @final
-class MemoryAuditStore:
+class MemoryAuditStore(FollowsByPolling):
     """An `AuditStore` that keeps its records in this process's memory, under a lock.
 
     Records are sealed and checked exactly as `SQLiteAuditStore` seals and checks them; they
@@ -110,16 +110,6 @@ class MemoryAuditStore:
             record = record_from_row(row.sequence, row.content, row.prev_digest, row.digest)
             if selected.matches(record):
                 yield record
-
-    def follow(
-        self,
-        query: AuditQuery | None = None,
-        *,
-        poll_interval: float = 0.5,
-        stop: threading.Event | None = None,
-    ) -> Iterator[AuditRecord]:
-        """The records ``query`` selects, then each new one; see `AuditStore.follow`."""
-        return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
 
     def verify(self) -> VerifyReport:
         """Check the chain and the head; see `AuditStore.verify`."""

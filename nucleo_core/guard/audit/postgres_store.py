@@ -30,9 +30,8 @@ from nucleo_core.guard.audit.records import (
     AuditRecord,
     chain_digest,
     format_time,
-    record_from_row,
 )
-from nucleo_core.guard.audit.store import AuditQuery, follow_records
+from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling, paged_records
 from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
 from nucleo_core.stores.errors import StoreVersionError
 from nucleo_core.stores.postgres import PostgresDatabase, database
@@ -82,7 +81,7 @@ def _error(message: str) -> AuditStoreError:
 
 
 @final
-class PostgresAuditStore:
+class PostgresAuditStore(FollowsByPolling):
     """An `AuditStore` in PostgreSQL.
 
     Args:
@@ -194,28 +193,13 @@ class PostgresAuditStore:
             f"SELECT {_COLUMNS} FROM nucleo_audit_records WHERE {' AND '.join(where)} "
             f"ORDER BY sequence LIMIT {_PAGE}"
         )
-        last = selected.after
-        while True:
-            with self._tx("read the audit store") as db:
-                db.execute(sql, (last, *parameters))
-                rows = db.fetchall()
-            for sequence, content, prev_digest, digest in rows:
-                record = record_from_row(sequence, content, prev_digest, digest)
-                if selected.matches(record):
-                    yield record
-            if len(rows) < _PAGE:
-                return
-            last = rows[-1][0]
 
-    def follow(
-        self,
-        query: AuditQuery | None = None,
-        *,
-        poll_interval: float = 0.5,
-        stop: threading.Event | None = None,
-    ) -> Iterator[AuditRecord]:
-        """The records ``query`` selects, then each new one; see `AuditStore.follow`."""
-        return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
+        def fetch(after: int) -> list[Any]:
+            with self._tx("read the audit store") as db:
+                db.execute(sql, (after, *parameters))
+                return list(db.fetchall())
+
+        return paged_records(fetch, selected, _PAGE)
 
     def verify(self) -> VerifyReport:
         """Check every record and the head, in one snapshot of the database."""

@@ -34,7 +34,6 @@ Imported only when a store is opened, so that ``import nucleo_core`` never impor
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import sqlite3
 import threading
@@ -42,19 +41,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, final
 
+from nucleo_core.guard.audit._checkpointer import Checkpointer
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.records import (
     GENESIS_DIGEST,
     AuditRecord,
     format_time,
-    record_from_row,
 )
-from nucleo_core.guard.audit.store import AuditQuery, follow_records
+from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling, paged_records
 from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
+from nucleo_core.stores.sqlite import immediate, open_sqlite, run_script, schema_version
 
 __all__ = ["SCHEMA_VERSION", "SQLiteAuditStore"]
-
-logger = logging.getLogger("nucleo.guard.audit")
 
 #: The schema this module writes; a file of a later version is refused.
 SCHEMA_VERSION = 2
@@ -118,7 +116,7 @@ _PAGE = 500
 
 
 @final
-class SQLiteAuditStore:
+class SQLiteAuditStore(FollowsByPolling):
     """An `AuditStore` in a SQLite file.
 
     Args:
@@ -152,7 +150,7 @@ class SQLiteAuditStore:
         self._synchronous = "NORMAL"
         # Bytes appended since the last checkpoint, and the thread that makes them.
         self._unchecked = 0
-        self._checkpointer: _Checkpointer | None = None
+        self._checkpointer: Checkpointer | None = None
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -216,7 +214,7 @@ class SQLiteAuditStore:
             return
         checkpointer = self._checkpointer
         if checkpointer is None:
-            checkpointer = self._checkpointer = _Checkpointer(self.path, self._timeout)
+            checkpointer = self._checkpointer = Checkpointer(self.path, self._timeout)
         if checkpointer.request():
             self._unchecked = 0
 
@@ -248,33 +246,18 @@ class SQLiteAuditStore:
             f"SELECT {_COLUMNS} FROM audit_records WHERE {' AND '.join(where)} "
             f"ORDER BY sequence LIMIT {_PAGE}"
         )
-        last = selected.after
-        while True:
+
+        def fetch(after: int) -> list[Any]:
             with self._lock:
                 connection = self._connect()
                 try:
-                    rows = connection.execute(sql, (last, *parameters)).fetchall()
+                    return connection.execute(sql, (after, *parameters)).fetchall()
                 except sqlite3.Error as exc:
                     raise AuditStoreError(
                         f"cannot read the audit store {self.path}: {exc}"
                     ) from exc
-            for sequence, content, prev_digest, digest in rows:
-                record = record_from_row(sequence, content, prev_digest, digest)
-                if selected.matches(record):
-                    yield record
-            if len(rows) < _PAGE:
-                return
-            last = rows[-1][0]
 
-    def follow(
-        self,
-        query: AuditQuery | None = None,
-        *,
-        poll_interval: float = 0.5,
-        stop: threading.Event | None = None,
-    ) -> Iterator[AuditRecord]:
-        """The records ``query`` selects, then each new one; see `AuditStore.follow`."""
-        return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
+        return paged_records(fetch, selected, _PAGE)
 
     def verify(self) -> VerifyReport:
         """Check every record and the head, in one snapshot of the file."""
@@ -325,39 +308,30 @@ class SQLiteAuditStore:
             return self._connection
         if self._closed:
             raise AuditStoreError(f"the audit store {self.path} was closed")
-        file = Path(self.path)
-        if not self._create and not file.exists():
+        if not self._create and not Path(self.path).exists():
             raise AuditStoreError(
                 f"no audit record at {self.path}: nothing was recorded there yet (or the file "
                 "was moved or deleted)"
             )
-        try:
-            if self._create:
-                file.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(
-                self.path, timeout=self._timeout, isolation_level=None, check_same_thread=False
-            )
-        except (OSError, sqlite3.Error) as exc:
-            raise AuditStoreError(f"cannot open the audit store {self.path}: {exc}") from exc
-        try:
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            # Checkpoints are made by the store's own thread (`_Checkpointer`), not by an append.
-            connection.execute("PRAGMA wal_autocheckpoint=0")
-            self._synchronous = "NORMAL"
-            self._migrate(connection)
-        except BaseException as exc:
-            connection.close()
-            if isinstance(exc, sqlite3.Error):
-                raise AuditStoreError(f"cannot open the audit store {self.path}: {exc}") from exc
-            raise
+        connection = open_sqlite(
+            self.path,
+            timeout=self._timeout,
+            # Checkpoints are made by the store's own thread (`Checkpointer`), not by an append.
+            pragmas=("journal_mode=WAL", "synchronous=NORMAL", "wal_autocheckpoint=0"),
+            prepare=self._migrate,
+            cannot_open=self._cannot_open,
+            create=self._create,
+        )
+        self._synchronous = "NORMAL"
         self._connection = connection
         return connection
 
+    def _cannot_open(self, reason: str) -> AuditStoreError:
+        return AuditStoreError(f"cannot open the audit store {self.path}: {reason}")
+
     def _migrate(self, connection: sqlite3.Connection) -> None:
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            (version,) = connection.execute("PRAGMA user_version").fetchone()
+        with immediate(connection):
+            version = schema_version(connection)
             if version > SCHEMA_VERSION:
                 raise AuditStoreError(
                     f"the audit store {self.path} was written by a later nucleo (schema "
@@ -372,20 +346,13 @@ class SQLiteAuditStore:
                         f"{self.path} is a SQLite file but not an audit record; "
                         "configure another path"
                     )
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        connection.execute(statement)
+                run_script(connection, _SCHEMA)
                 connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             elif version not in _READABLE_SCHEMAS:
                 raise AuditStoreError(
                     f"{self.path} holds audit schema {version}, which this nucleo does not "
                     "read; configure another path"
                 )
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
 
     def _set_synchronous(self, connection: sqlite3.Connection, mode: str) -> None:
         if self._synchronous != mode:
@@ -396,66 +363,3 @@ class SQLiteAuditStore:
     def _head(connection: sqlite3.Connection) -> tuple[int, str]:
         row = connection.execute("SELECT sequence, digest FROM audit_head WHERE id = 1").fetchone()
         return (0, GENESIS_DIGEST) if row is None else (int(row[0]), str(row[1]))
-
-
-@final
-class _Checkpointer:
-    """A daemon thread that checkpoints a store's write-ahead log when asked, on its own connection.
-
-    A ``PASSIVE`` checkpoint copies what it can without waiting for readers or writers, and
-    SQLite runs it without the GIL: an append goes on meanwhile, and the calling thread never
-    waits for the copy or its syncs. A failure is logged and tried again at the next request.
-    """
-
-    __slots__ = ("_asked", "_path", "_stopping", "_thread", "_timeout")
-
-    def __init__(self, path: str, timeout: float) -> None:
-        self._path = path
-        self._timeout = timeout
-        self._asked = threading.Event()
-        self._stopping = False
-        self._thread: threading.Thread | None = None
-
-    def request(self) -> bool:
-        """Ask for a checkpoint; whether the thread will make one (``False``: it is busy)."""
-        if self._stopping:
-            return False
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._run, name="nucleo-audit-checkpoint", daemon=True
-            )
-            self._thread.start()
-        if self._asked.is_set():
-            return False  # the last request is not taken yet
-        self._asked.set()
-        return True
-
-    def stop(self, *, wait: bool = True) -> None:
-        """End the thread (after the checkpoint it is making, if any)."""
-        self._stopping = True
-        self._asked.set()
-        thread = self._thread
-        if wait and thread is not None and thread is not threading.current_thread():
-            thread.join()
-
-    def _run(self) -> None:
-        connection: sqlite3.Connection | None = None
-        try:
-            while True:
-                self._asked.wait()
-                if self._stopping:
-                    return
-                self._asked.clear()
-                try:
-                    if connection is None:
-                        connection = sqlite3.connect(
-                            self._path, timeout=self._timeout, isolation_level=None
-                        )
-                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.Error as exc:
-                    logger.warning(
-                        "the audit store %s could not be checkpointed: %s", self._path, exc
-                    )
-        finally:
-            if connection is not None:
-                connection.close()

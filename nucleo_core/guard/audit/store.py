@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from nucleo_core.guard.audit.records import AuditRecord
+from nucleo_core.guard.audit.records import AuditRecord, record_from_row
 from nucleo_core.guard.audit.verify import VerifyReport
 
-__all__ = ["AuditQuery", "AuditStore", "follow_records"]
+__all__ = ["AuditQuery", "AuditStore", "FollowsByPolling", "follow_records", "paged_records"]
 
 _GLOB = frozenset("*?[")
 
@@ -166,3 +166,46 @@ def _after(query: AuditQuery, sequence: int) -> AuditQuery:
         tool=query.tool,
         kinds=query.kinds,
     )
+
+
+class FollowsByPolling:
+    """Mixin: an `AuditStore`'s `follow`, polling the store's own `read` (`follow_records`)."""
+
+    __slots__ = ()
+
+    def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
+        """The records ``query`` selects (see `AuditStore.read`)."""
+        raise NotImplementedError
+
+    def follow(
+        self,
+        query: AuditQuery | None = None,
+        *,
+        poll_interval: float = 0.5,
+        stop: threading.Event | None = None,
+    ) -> Iterator[AuditRecord]:
+        """The records ``query`` selects, then each new one; see `AuditStore.follow`."""
+        return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
+
+
+def paged_records(
+    fetch: Callable[[int], Sequence[tuple[int, str, str, str]]],
+    query: AuditQuery,
+    page: int,
+) -> Iterator[AuditRecord]:
+    """The records ``query`` selects, read ``page`` rows at a time by ``fetch``.
+
+    ``fetch(after)`` returns the next rows (``sequence``, ``content``, ``prev_digest``,
+    ``digest``) numbered above ``after``, in order, at most ``page`` of them: a reader holds
+    the store (its lock, its connection) for one page at a time, never while its caller works.
+    """
+    last = query.after
+    while True:
+        rows = fetch(last)
+        for sequence, content, prev_digest, digest in rows:
+            record = record_from_row(sequence, content, prev_digest, digest)
+            if query.matches(record):
+                yield record
+        if len(rows) < page:
+            return
+        last = rows[-1][0]
