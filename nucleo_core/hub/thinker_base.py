@@ -8,14 +8,20 @@ top of this class; nothing here calls a model.
 
 from __future__ import annotations
 
-import logging
-import operator
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-from nucleo_core.hub._catalog_view import CatalogView, frozen_members
+from nucleo_core.hub._meta_offers import MetaToolOffers
 from nucleo_core.hub._off_loop import decided_off_loop
+from nucleo_core.hub._palette_assembly import (
+    Assembly,
+    assemble,
+    narrowed,
+    reassembled_in_place,
+    within,
+)
+from nucleo_core.hub._skill_binding import SkillBinding
 from nucleo_core.hub.call_door import available_provider
 from nucleo_core.hub.meta_tools import (
     REQUEST_SKILL,
@@ -27,18 +33,11 @@ from nucleo_core.hub.meta_tools import (
     RequestToolsResult,
 )
 from nucleo_core.hub.search_tool import (
-    OFFER_BUDGET,
-    OFFER_MODES,
     SEARCH_TOOLS,
-    CatalogIndex,
-    DeferredToolProvider,
     FoundTool,
-    SearchToolsProvider,
     SearchToolsResult,
     ToolNotAdmitted,
     ToolOffer,
-    enumeration_exceeds,
-    enumeration_fixed_size,
 )
 from nucleo_core.tools.palette import ReadOnlyPalette
 from nucleo_core.tools.provider import ToolProvider
@@ -46,8 +45,8 @@ from nucleo_core.tools.providers import ToolLike, provider_for
 from nucleo_core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from nucleo_core.conversations.context import ConversationContext
     from nucleo_core.guard.approvals import Approver
+    from nucleo_core.hub._skill_binding import SkillConversation
     from nucleo_core.hub.admission import Admission
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.hub.selector import ToolSelector
@@ -55,8 +54,6 @@ if TYPE_CHECKING:
     from nucleo_core.skills.skill import Skill
 
 __all__ = ["ThinkerBase"]
-
-logger = logging.getLogger("nucleo.skills")
 
 
 class ThinkerBase:
@@ -92,13 +89,17 @@ class ThinkerBase:
         self._hub = hub
         self._read_only = bool(read_only)
         self._registry = ToolRegistry()
+        self._lock = threading.RLock()
         self._added: list[ToolProvider] = []
         self._granted: list[ToolProvider] = []
-        self._skills: list[Skill] = []
-        # The conversation the skills are attached to: a run's or turn's, bound while it runs
-        # (`_enter_conversation`), whose skills are then this thinker's. ``None`` between runs:
-        # a skill attached then waits here and is carried into the next conversation.
-        self._skill_conversation: ConversationContext | None = None
+        # The skills held and the conversation they are attached to (`SkillBinding`).
+        self._skill_binding = SkillBinding(
+            lock=self._lock,
+            registry=self._registry,
+            restriction_for=lambda skill: ThinkerBase._skill_restriction(self, skill),
+            lookup=lambda name: self._hub.skills.get(name),
+            restricted=lambda: ThinkerBase._restrictions_changed(self),
+        )
         # Palette names offered because of state outside the thinker ("system-wide" or
         # "granted"), which the call door checks again at each call; and the hub's catalog
         # view the palette was built from, so an unchanged catalog is known in O(1).
@@ -120,27 +121,17 @@ class ThinkerBase:
         self._assembled = False
         # What the last assembly was made of (the wanted tools, the ceiling, the inherited
         # tools) and the registry it left: a turn with the same inputs and registry skips it.
-        self._palette_at_assembly: _Assembly | None = None
-        self._lock = threading.RLock()
-        # The meta-tools of the last turn, kept while their catalogs are unchanged: the
-        # registry then holds the very same provider, and its cached specs stay valid.
-        self._request_tools: tuple[Sequence[ToolProvider], RequestToolsProvider] | None = None
-        self._request_skill: tuple[Sequence[Skill], RequestSkillProvider] | None = None
-        # The catalog's search index (built at the first search, then synced by difference),
-        # ``search_tools``, the deferred stand-ins by name, and the deferred tools admitted at
-        # their first call (each the very catalog provider admitted).
-        self._catalog_index = CatalogIndex()
-        self._search_tools = SearchToolsProvider()
-        self._deferred: dict[str, DeferredToolProvider] = {}
-        self._deferred_admitted: dict[str, ToolProvider] = {}
-        self._offer_decided: tuple[Sequence[ToolProvider], Literal["enumerate", "search"]] | None
-        self._offer_decided = None
+        self._palette_at_assembly: Assembly | None = None
+        # The meta-tools, deferred stand-ins and offer mode kept from turn to turn, and the
+        # catalog's search index (built at the first search, then synced by difference).
+        self._offers = MetaToolOffers()
+        self._catalog_index = self._offers.index
         #: Approves or rejects this thinker's ``confirm``-level calls; ``None``: its
         #: delegator's, else the hub's (`approver_now`).
         self.approver: Approver | None = None
-        self._default_skills = tuple(hub.default_skills(type(self)))
-        for skill in self._default_skills:
-            self._attach(skill)
+        self._skill_binding.defaults = tuple(hub.default_skills(type(self)))
+        for skill in self._skill_binding.defaults:
+            self._skill_binding.attach(skill)
 
     # -- declarations -------------------------------------------------------------------------
 
@@ -205,7 +196,7 @@ class ThinkerBase:
         read); between runs, the declared defaults and the skills attached since, which the
         next conversation receives.
         """
-        return ThinkerBase._synced_skills(self)
+        return self._skill_binding.synced()
 
     def add_tool(self, tool: ToolLike) -> ToolProvider:
         """Add a tool to this running thinker's palette (checked at the call like any other)."""
@@ -244,7 +235,7 @@ class ThinkerBase:
             # disable-model-invocation: never offered to the model nor granted to it.
             catalog = [skill for skill in catalog if not skill.disable_model_invocation]
         if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
-            catalog = _narrowed(catalog, self.reconcile_skill_catalog(list(catalog)))
+            catalog = narrowed(catalog, self.reconcile_skill_catalog(list(catalog)))
         return catalog
 
     def _catalog_base(self) -> Sequence[ToolProvider]:
@@ -275,7 +266,7 @@ class ThinkerBase:
                 catalog = [p for p in catalog if p.name in surface or p.source in surface]
         if type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog:
             # An override may only narrow: what it returns beyond its input is dropped.
-            catalog = _narrowed(catalog, self.reconcile_catalog(list(catalog)))
+            catalog = narrowed(catalog, self.reconcile_catalog(list(catalog)))
         return catalog
 
     def _revoke_grants_off(self, catalog: Sequence[ToolProvider]) -> list[ToolProvider]:
@@ -318,13 +309,7 @@ class ThinkerBase:
 
     def _within_ceiling(self, provider: ToolProvider) -> bool:
         """Whether a delegate's ceiling (if it has one) allows ``provider``."""
-        ceiling = self._ceiling
-        if ceiling is None:
-            return True
-        if provider.name not in ceiling:
-            return False
-        allowed = ceiling[provider.name]
-        return allowed is None or allowed is provider or allowed == provider
+        return within(self._ceiling, provider)
 
     def _surface_now(self) -> dict[str, ToolProvider]:
         """What the call door would let run right now, by name (a delegate's ceiling)."""
@@ -437,94 +422,33 @@ class ThinkerBase:
                 len(contributed),
             )
             last = self._palette_at_assembly
-            if last is not None and ThinkerBase._reassembled_in_place(self, last, wanted, segments):
-                return registry
-            for provider in wanted:
-                registry.register(provider, shadow=provider.shadows)
-            # What the call door must check again at the call: tools offered because of
-            # state outside this thinker, which can change while the model thinks.
-            fixed_names = {provider.name for provider in [*fixed, *contributed]}
-            fixed_names -= self._inherited.keys()
-            conditional = {p.name: "system-wide" for p in system_wide}
-            conditional.update((p.name, "granted") for p in self._granted)
-            conditional.update(dict.fromkeys(self._inherited, "inherited"))
-            self._conditional = {
-                name: origin for name, origin in conditional.items() if name not in fixed_names
-            }
-            keep = {provider.name for provider in wanted}
-            for name in registry.names():
-                if name not in keep:
-                    registry.unregister(name)
-            if self._ceiling is not None:  # a delegate is offered nothing beyond its ceiling
-                for provider in registry.providers():
-                    if not ThinkerBase._within_ceiling(self, provider):
-                        registry.unregister(provider.name)
-            # What this thinker itself put in its palette: a tool registered in the registry
-            # any other way (behind its back) is refused at the call.
-            self._offered = {provider.name: provider for provider in registry.providers()}
-            if self._read_only:
-                ReadOnlyPalette.sweep(registry)
-            self._assembled = True
-            self._palette_at_assembly = _Assembly(
+            if last is not None:
+                delta = reassembled_in_place(
+                    registry,
+                    last,
+                    wanted,
+                    segments,
+                    ceiling=self._ceiling,
+                    inherited=self._inherited,
+                    offered=self._offered,
+                    read_only=self._read_only,
+                )
+                if delta is not None:
+                    self._palette_at_assembly = delta
+                    return registry
+            self._conditional, self._offered, self._palette_at_assembly = assemble(
+                registry,
                 wanted,
                 segments,
-                len(keep) == len(wanted),
-                self._ceiling,
-                dict(self._inherited),
-                registry.providers(),
+                fixed=[*fixed, *contributed],
+                system_wide=system_wide,
+                granted=self._granted,
+                inherited=self._inherited,
+                ceiling=self._ceiling,
+                read_only=self._read_only,
             )
+            self._assembled = True
             return registry
-
-    def _reassembled_in_place(
-        self, last: _Assembly, wanted: list[ToolProvider], segments: tuple[int, ...]
-    ) -> bool:
-        """Apply this turn's palette to the registry as a delta, if the last assembly allows.
-
-        Allowed when the registry holds exactly what the last assembly left (nothing was
-        registered or removed behind the palette's back), the ceiling and inherited tools are
-        the same, and ``wanted`` differs from the last turn's only by providers replaced under
-        their own names (a meta-tool rebuilt for a changed catalog), every name once: then
-        the full assembly would register those and leave everything else as it is. ``False``
-        (nothing done) otherwise: the caller assembles in full.
-        """
-        registry = self._registry
-        if (
-            not last.unique
-            or last.segments != segments
-            or last.ceiling is not self._ceiling
-            or last.inherited != self._inherited
-            or not _same_members(last.registry, registry.providers())
-        ):
-            return False
-        changed = [new for old, new in zip(last.wanted, wanted, strict=True) if old is not new]
-        if not changed:
-            return True
-        replaced = {id(old) for old, new in zip(last.wanted, wanted, strict=True) if old is not new}
-        names = [provider.name for provider in changed]
-        if [p.name for p in last.wanted if id(p) in replaced] != names:
-            return False
-        for provider in changed:
-            registry.register(provider, shadow=provider.shadows)
-        for name in names:
-            held = registry.get_provider_by_name(name)
-            if held is None:
-                self._offered.pop(name, None)
-            elif not ThinkerBase._within_ceiling(self, held):
-                registry.unregister(name)
-                self._offered.pop(name, None)
-            else:
-                self._offered[name] = held
-                if self._read_only and not held.read_only:
-                    ReadOnlyPalette.sweep(registry)  # the rest was swept at the last assembly
-        self._palette_at_assembly = _Assembly(
-            wanted,
-            segments,
-            True,
-            self._ceiling,
-            last.inherited,
-            registry.providers(),
-        )
-        return True
 
     def palette_extras(self) -> Iterable[ToolProvider]:
         """Tools a thinker family adds to every turn's palette (none here)."""
@@ -533,39 +457,14 @@ class ThinkerBase:
     def _request_tools_for(
         self, catalog: Sequence[ToolProvider], *, enumerated: bool = True
     ) -> RequestToolsProvider:
-        # An immutable sequence of the members, not the caller's list: a list reused and
-        # changed in place by reconcile_catalog must not pass for an unchanged catalog. (The
-        # hub's own view is immutable already and kept as is, so the check stays O(1).)
-        members = frozen_members(catalog)
-        last = self._request_tools
-        if (
-            last is not None
-            and last[1].enumerated == enumerated
-            and _same_members(last[0], members)
-        ):
-            return last[1]
-        if last is not None and not enumerated and not last[1].enumerated:
-            # Plain names: the same definition over the changed catalog (no new provider,
-            # so the palette's delta is empty and the registry keeps its cached spec).
-            last[1].rebase(members)
-            self._request_tools = (members, last[1])
-            return last[1]
-        provider = RequestToolsProvider(
-            members,
+        return self._offers.request_tools_for(
+            catalog,
             enumerated=enumerated,
             suggest=lambda name: ThinkerBase._closest_names(self, name),
         )
-        self._request_tools = (members, provider)
-        return provider
 
     def _request_skill_for(self, skills: Sequence[Skill]) -> RequestSkillProvider:
-        members = tuple(skills)
-        last = self._request_skill
-        if last is not None and _same_members(last[0], members):
-            return last[1]
-        provider = RequestSkillProvider(members)
-        self._request_skill = (members, provider)
-        return provider
+        return self._offers.request_skill_for(skills)
 
     def approver_now(self) -> Approver | None:
         """Who approves this thinker's ``confirm``-level calls now.
@@ -630,7 +529,7 @@ class ThinkerBase:
                 return []
             embedder = getattr(self._hub, "search_embedder", None)
             with self._lock:  # one thinker's index is synced by one search at a time
-                index = self._catalog_index.synced(catalog, embedder=embedder)
+                index = self._offers.index.synced(catalog, embedder=embedder)
                 return [hit.name for hit in index.search(query, limit)]
 
         names = await decided_off_loop(search)
@@ -653,7 +552,7 @@ class ThinkerBase:
             return []
         with self._lock:
             embedder = getattr(self._hub, "search_embedder", None)
-            return self._catalog_index.synced(catalog, embedder=embedder).suggest(name, limit=3)
+            return self._offers.index.synced(catalog, embedder=embedder).suggest(name, limit=3)
 
     async def _admitted_deferred(self, provider: ToolProvider) -> ToolProvider:
         """The catalog tool a deferred stand-in runs, admitted through the door at its first call.
@@ -666,16 +565,16 @@ class ThinkerBase:
         """
         name = provider.name
         with self._lock:
-            admitted = self._deferred_admitted.get(name)
+            admitted = self._offers.deferred_admitted.get(name)
         if admitted is provider and ThinkerBase._still_in_catalog(self, provider):
             return provider
         admission = await decided_off_loop(lambda: self._hub.admit_tool(self, name))
         if not admission.granted or admission.provider is None:
             with self._lock:
-                self._deferred_admitted.pop(name, None)
+                self._offers.deferred_admitted.pop(name, None)
             raise ToolNotAdmitted(name, admission.reason)
         with self._lock:
-            self._deferred_admitted[name] = admission.provider
+            self._offers.deferred_admitted[name] = admission.provider
         return admission.provider
 
     def _still_in_catalog(self, provider: ToolProvider) -> bool:
@@ -744,14 +643,14 @@ class ThinkerBase:
             by_user: A person asks for it (``nucleo run --skill``), not the model: a skill
                 kept from the model (``disable-model-invocation``) may be granted too.
         """
-        if ThinkerBase._is_attached(self, name):
+        if self._skill_binding.is_attached(name):
             return RequestSkillResult(skill=name, granted=True)
         admission = self._hub.admit_skill(self, name, by_user=by_user)
         return ThinkerBase._apply_skill(self, name, admission)
 
     async def request_skill_async(self, name: str) -> RequestSkillResult:
         """`request_skill` for the ``request_skill`` meta-tool; as `request_tools_async`."""
-        if ThinkerBase._is_attached(self, name):
+        if self._skill_binding.is_attached(name):
             return RequestSkillResult(skill=name, granted=True)
         admission = await decided_off_loop(lambda: self._hub.admit_skill(self, name))
         return ThinkerBase._apply_skill(self, name, admission)
@@ -760,51 +659,16 @@ class ThinkerBase:
         if not admission.granted or admission.skill is None:
             return RequestSkillResult(skill=name, granted=False, reason=admission.reason)
         with self._lock:  # checked again: a concurrent request may have attached it meanwhile
-            if not ThinkerBase._is_attached(self, name):
-                ThinkerBase._attach(self, admission.skill)
+            if not self._skill_binding.is_attached(name):
+                self._skill_binding.attach(admission.skill)
         return RequestSkillResult(skill=name, granted=True)
 
-    def _is_attached(self, name: str) -> bool:
-        """Whether the conversation (or, between runs, this thinker) holds the skill ``name``."""
-        return any(skill.name == name for skill in ThinkerBase._synced_skills(self))
-
-    def _attach(self, skill: Skill) -> None:
-        """Attach ``skill`` to the bound conversation, if any, then apply it here.
-
-        The conversation first: a durable one commits the skill before it applies, so a skill
-        the store refused is neither in the instructions nor in the restrictions.
-        """
-        with self._lock:
-            context = self._skill_conversation
-            if context is not None and not context.attach_skill(skill):
-                ThinkerBase._synced_skills(self)  # attached there meanwhile: take its record
-                return
-            ThinkerBase._adopt_skills(self, [skill])
-
-    def _adopt_skills(self, skills: Sequence[Skill], *, replace: bool = False) -> None:
-        """Apply ``skills`` here: after those held (or instead of them, with ``replace``).
-
-        Each one's ``allowed-tools`` become its restriction. On ``replace``, the restrictions
-        of the skills no longer held are lifted only once the new ones are in place.
-        """
-        with self._lock:
-            previous = self._skills
-            self._skills = [*skills] if replace else [*previous, *skills]
-            changed = False
-            for skill in skills:
-                if skill.allowed_tools is not None:
-                    allowed = ThinkerBase._skill_restriction(self, skill)
-                    self._registry.restrict(f"skill:{skill.name}", allowed)
-                    changed = True
-            if replace:
-                kept = {skill.name for skill in skills if skill.allowed_tools is not None}
-                for skill in previous:
-                    if skill.allowed_tools is not None and skill.name not in kept:
-                        changed |= self._registry.lift_restriction(f"skill:{skill.name}")
-            if changed and self._assembled:  # the narrowed request_tools applies at once
-                self._offer_catalog()
-                if self._read_only:
-                    ReadOnlyPalette.sweep(self._registry)
+    def _restrictions_changed(self) -> None:
+        """A skill's restriction was set or lifted: the narrowed request_tools applies at once."""
+        if self._assembled:
+            self._offer_catalog()
+            if self._read_only:
+                ReadOnlyPalette.sweep(self._registry)
 
     def _skill_restriction(self, skill: Skill) -> frozenset[str]:
         """``skill``'s ``allowed-tools`` as tool names, through the hub's tool aliases."""
@@ -816,54 +680,10 @@ class ThinkerBase:
         return self._hub.skills.restriction_for(skill, held=held, holder=type(self).__qualname__)
 
     def _synced_skills(self) -> tuple[Skill, ...]:
-        """The skills held, brought in line with the bound conversation's first.
+        """The skills held, brought in line with the bound conversation's first."""
+        return self._skill_binding.synced()
 
-        A skill attached to the conversation by other code (`ConversationContext.attach_skill`)
-        is adopted here, restriction included, so what `request_skill` reads as attached is
-        always what the instructions and the surface hold.
-        """
-        with self._lock:
-            context = self._skill_conversation
-            if context is not None:
-                names = context.skills
-                held = tuple(skill.name for skill in self._skills)
-                if names[: len(held)] == held:
-                    added = names[len(held) :]
-                    if added:
-                        resolved = [ThinkerBase._resolved_skill(self, context, n) for n in added]
-                        ThinkerBase._adopt_skills(self, resolved)
-                else:  # not what this thinker built from it: rebuild from the conversation
-                    ThinkerBase._adopt_skills(
-                        self,
-                        [ThinkerBase._resolved_skill(self, context, n) for n in names],
-                        replace=True,
-                    )
-            return tuple(self._skills)
-
-    def _resolved_skill(self, context: ConversationContext, name: str) -> Skill:
-        """The skill ``name`` of ``context``: its record there, else the hub's skill of that name.
-
-        A skill attached by name only that no skill source provides cannot be rebuilt: it is
-        logged, its instructions are left out, and as its ``allowed-tools`` are unknown it is
-        taken to allow no tool (fail closed).
-        """
-        record = context.skill_record(name)
-        if record is not None:
-            return record
-        found = self._hub.skills.get(name)
-        if found is not None:
-            return found
-        logger.warning(
-            "conversation %s has skill %r attached by name only, and no skill source provides "
-            "it: its instructions are left out and, its allowed-tools unknown, it allows no tool",
-            context.id,
-            name,
-        )
-        from nucleo_core.skills.skill import Skill
-
-        return Skill(name=name, description="", instructions="", allowed_tools=())
-
-    def _enter_conversation(self, context: ConversationContext) -> None:
+    def _enter_conversation(self, context: SkillConversation) -> None:
         """Bind the skills to ``context``, the conversation a run or turn starts on.
 
         Framework-internal: the thinker families call it as a run or turn starts. The
@@ -872,19 +692,11 @@ class ThinkerBase:
         conversation was bound; this thinker's skills and their restrictions are then rebuilt
         from the conversation, so nothing of an earlier, unrelated conversation remains.
         """
-        with self._lock:
-            waiting = [*self._default_skills, *self._skills]
-            self._skill_conversation = context
-            for skill in waiting:
-                context.attach_skill(skill)
-            resolved = [ThinkerBase._resolved_skill(self, context, n) for n in context.skills]
-            ThinkerBase._adopt_skills(self, resolved, replace=True)
+        self._skill_binding.enter(context)
 
     def _leave_conversation(self) -> None:
         """Unbind the skills as the run or turn ends: back to the declared defaults alone."""
-        with self._lock:
-            self._skill_conversation = None
-            ThinkerBase._adopt_skills(self, self._default_skills, replace=True)
+        self._skill_binding.leave()
 
     def _request_tools_offer(self) -> RequestToolsProvider | None:
         """``request_tools`` over this turn's catalog, or ``None`` while it is empty.
@@ -912,25 +724,16 @@ class ThinkerBase:
             return []
         mode = ThinkerBase._offer_mode(self, catalog)
         if mode == "search":
-            return [self._search_tools]
+            return [self._offers.search_tools]
         if mode != "provider" or self._read_only:  # read-only: no offer, as request_tools
             return []
         # Names the palette holds otherwise (a stand-in must not take one).
         hub = self._hub
-        taken = {name for name in self._registry.names() if name not in self._deferred}
+        taken = {name for name in self._registry.names() if name not in self._offers.deferred}
         for each in (hub.default_tools(type(self)), hub.system_wide_tools()):
             taken.update(provider.name for provider in each)
         taken.update(provider.name for provider in [*self._added, *self._granted])
-        kept: dict[str, DeferredToolProvider] = {}
-        for provider in catalog:
-            if provider.name in taken:
-                continue
-            stand_in = self._deferred.get(provider.name)
-            if stand_in is None or stand_in.provider is not provider:
-                stand_in = DeferredToolProvider(provider)
-            kept[provider.name] = stand_in
-        self._deferred = kept
-        return list(kept.values())
+        return list[ToolProvider](self._offers.stand_ins(catalog, taken))
 
     def _offer_mode(
         self, catalog: Sequence[ToolProvider]
@@ -946,28 +749,12 @@ class ThinkerBase:
         declared = type(self).tool_offer
         if declared is None:
             declared = getattr(self._hub, "tool_offer", "auto")
-        if declared not in OFFER_MODES:
-            raise ValueError(
-                f"{type(self).__qualname__}: tool_offer must be one of "
-                f"{', '.join(sorted(OFFER_MODES))}, not {declared!r}"
-            )
-        if declared == "provider":
-            return "provider" if ThinkerBase._defers_natively(self) else "search"
-        if declared != "auto":
-            return declared
-        members = frozen_members(catalog)
-        last = self._offer_decided
-        if last is not None:
-            if _same_members(last[0], members):
-                return last[1]
-            if last[1] == "search" and isinstance(members, CatalogView) and members.widens(last[0]):
-                # More tools only make the enumeration longer: still past the budget.
-                self._offer_decided = (members, "search")
-                return "search"
-        exceeds = enumeration_exceeds(members, enumeration_fixed_size(), OFFER_BUDGET)
-        mode: Literal["enumerate", "search"] = "search" if exceeds else "enumerate"
-        self._offer_decided = (members, mode)
-        return mode
+        return self._offers.mode(
+            declared,
+            type(self).__qualname__,
+            catalog,
+            defers=lambda: ThinkerBase._defers_natively(self),
+        )
 
     def _defers_natively(self) -> bool:
         """Whether this thinker's model client sends deferred tools for the provider to search.
@@ -984,7 +771,8 @@ class ThinkerBase:
 
         What the ``builtin:request_skill`` plugin contributes to every palette.
         """
-        skills = [skill for skill in ThinkerBase.skill_catalog(self) if skill not in self._skills]
+        held = self._skill_binding.held
+        skills = [skill for skill in ThinkerBase.skill_catalog(self) if skill not in held]
         return self._request_skill_for(skills) if skills else None
 
     def _offer_catalog(self) -> None:
@@ -1005,34 +793,3 @@ class ThinkerBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} at {id(self):#x}>"
-
-
-_M = TypeVar("_M")
-
-
-class _Assembly(NamedTuple):
-    """What one palette assembly was made of and what it left in the registry."""
-
-    wanted: list[ToolProvider]
-    #: The lengths of the parts of ``wanted`` (defaults, system-wide, added, granted,
-    #: extras, contributed): the same names in the same parts give the same origins.
-    segments: tuple[int, ...]
-    #: Whether every name of ``wanted`` is there once.
-    unique: bool
-    ceiling: Mapping[str, ToolProvider | None] | None
-    inherited: dict[str, ToolProvider]
-    registry: list[ToolProvider]
-
-
-def _narrowed(catalog: Sequence[_M], answer: Iterable[_M]) -> list[_M]:
-    """``answer`` kept to what ``catalog`` holds: an override may narrow, never widen."""
-    held = {id(member) for member in catalog}
-    kept = [member for member in answer if id(member) in held or member in catalog]
-    return kept
-
-
-def _same_members(previous: Sequence[object], current: Sequence[object]) -> bool:
-    """Whether two catalogs hold the very same objects in the same order."""
-    if previous is current:
-        return True
-    return len(previous) == len(current) and all(map(operator.is_, previous, current))
