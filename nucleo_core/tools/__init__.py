@@ -13,12 +13,13 @@ from nucleo_core.tools.palette import ReadOnlyPalette
 from nucleo_core.tools.phase import Phase
 from nucleo_core.tools.provider import NATIVE_PREFIX, RawInput, ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
-from nucleo_core.tools.registry import ShadowRecord, ToolRegistry, ToolSkippedWarning
+from nucleo_core.tools.registry import ToolRegistry, ToolSkippedWarning
 from nucleo_core.tools.render import ToolFormat, render_tools, to_anthropic, to_mcp, to_openai
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.scan import tools_in_module
 from nucleo_core.tools.schema_input import SchemaInput
 from nucleo_core.tools.seat import ModelDependent, ModelSeat, ModelSeatUnavailable, SeatGrade
+from nucleo_core.tools.shadow import ShadowRecord
 from nucleo_core.tools.spec import ToolSpec
 from nucleo_core.tools.state import CarriedState
 from nucleo_core.tools.tool import Tool, run_tool

@@ -74,23 +74,29 @@ def _describe(annotation: object) -> dict[str, Any] | None:
     origin = get_origin(annotation)
     if origin is Literal:
         return _literal(get_args(annotation))
+    wrapped = _wrapped(annotation, origin)
+    if wrapped is None:
+        return None
+    kind, inner = wrapped
+    described = _describe(inner)
+    if described is None or "anyOf" in described:
+        return None
+    if kind == "list":
+        return {"items": dict(sorted(described.items())), "type": "array"}
+    return {"anyOf": [dict(sorted(described.items())), {"type": "null"}]}
+
+
+def _wrapped(annotation: object, origin: object) -> tuple[str, object] | None:
+    """``("list", T)`` for ``list[T]``, ``("optional", T)`` for ``T | None``, else ``None``."""
     if origin is list:
         args = get_args(annotation)
-        if len(args) != 1:
-            return None
-        items = _describe(args[0])
-        if items is None or "anyOf" in items:
-            return None
-        return {"items": dict(sorted(items.items())), "type": "array"}
+        return ("list", args[0]) if len(args) == 1 else None
     if origin is Union or origin is types.UnionType:
         members = get_args(annotation)
         if len(members) != 2 or _NONE_TYPE not in members:
             return None
         (inner,) = (member for member in members if member is not _NONE_TYPE)
-        described = _describe(inner)
-        if described is None or "anyOf" in described:
-            return None
-        return {"anyOf": [dict(sorted(described.items())), {"type": "null"}]}
+        return ("optional", inner)
     return None
 
 
@@ -315,24 +321,16 @@ def _core(annotation: object) -> CoreSchema | None:
         if _literal(values) is None:
             return None
         return {"type": "literal", "expected": list(values)}
-    if origin is list:
-        args = get_args(annotation)
-        if len(args) != 1:
-            return None
-        items = _core(args[0])
-        if items is None or items["type"] == "nullable":
-            return None
-        return {"type": "list", "items_schema": items}
-    if origin is Union or origin is types.UnionType:
-        members = get_args(annotation)
-        if len(members) != 2 or _NONE_TYPE not in members:
-            return None
-        (inner,) = (member for member in members if member is not _NONE_TYPE)
-        described = _core(inner)
-        if described is None or described["type"] == "nullable":
-            return None
-        return {"type": "nullable", "schema": described}
-    return None
+    wrapped = _wrapped(annotation, origin)
+    if wrapped is None:
+        return None
+    kind, inner = wrapped
+    described = _core(inner)
+    if described is None or described["type"] == "nullable":
+        return None
+    if kind == "list":
+        return {"type": "list", "items_schema": described}
+    return {"type": "nullable", "schema": described}
 
 
 def _json_value(value: object) -> object:

@@ -6,7 +6,7 @@ import inspect
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import ToolDeclarationError
-from nucleo_core.tools.declaration import declaration_of, describe_target
+from nucleo_core.tools.declaration import describe_target, required_declaration
 from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.docstrings import docstring_description
 from nucleo_core.tools.seat import ModelDependent, ModelSeat
@@ -34,12 +34,7 @@ class ClassToolProvider(DeclaredToolProvider):
     __slots__ = ("_takes_parent", "tool_class")
 
     def __init__(self, tool_class: type[Tool[Any, Any]]) -> None:
-        declaration = declaration_of(tool_class)
-        if declaration is None:
-            raise ToolDeclarationError(
-                describe_target(tool_class), ["it is not declared: decorate it with @tool(...)"]
-            )
-        super().__init__(declaration)
+        super().__init__(required_declaration(tool_class, "@tool(...)"))
         self.tool_class = tool_class
         self._takes_parent: bool | None = None
 

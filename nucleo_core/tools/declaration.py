@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools.risk import Risk
 from nucleo_core.tools.state import ConversationStates
 
@@ -18,6 +19,7 @@ __all__ = [
     "ToolDeclaration",
     "declaration_of",
     "describe_target",
+    "required_declaration",
 ]
 
 #: Names every major model provider accepts for a tool (Anthropic, OpenAI, Gemini, MCP clients).
@@ -97,6 +99,21 @@ def declaration_of(subject: object) -> ToolDeclaration | None:
     else:
         found = getattr(subject, DECLARATION_ATTRIBUTE, None)
     return found if isinstance(found, ToolDeclaration) else None
+
+
+def required_declaration(subject: object, decorator: str) -> ToolDeclaration:
+    """The declaration ``@tool`` made on ``subject``, which a provider of it needs.
+
+    Raises:
+        ToolDeclarationError: ``subject`` is not declared; the fix is to decorate it with
+            ``decorator``.
+    """
+    declaration = declaration_of(subject)
+    if declaration is None:
+        raise ToolDeclarationError(
+            describe_target(subject), [f"it is not declared: decorate it with {decorator}"]
+        )
+    return declaration
 
 
 def describe_target(subject: object) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from abc import abstractmethod
 from collections.abc import Callable, Mapping
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from nucleo_core.errors import MisuseError, ToolDeclarationError
 from nucleo_core.tools import _input_errors
+from nucleo_core.tools._raw_input import check_input, decoded_input
 from nucleo_core.tools._simple_schema import SimpleInput
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
@@ -191,17 +191,8 @@ class DeclaredToolProvider(ToolProvider):
                 return built.validate_python(raw if isinstance(raw, dict) else _as_dict(raw))
             except built.validation_error as exc:
                 raise _input_errors.from_pydantic(self.name, exc, built.input_schema) from exc
-        if isinstance(raw, _TEXT):
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise _input_errors.not_json(self.name) from exc
-        else:
-            data = _as_dict(raw)
-        errors = sorted(built.validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            problem = _input_errors.from_jsonschema(self.name, errors, built.input_schema)
-            raise problem from errors[0]
+        data = decoded_input(self.name, raw)
+        check_input(self.name, built.validator, data, built.input_schema)
         try:
             return built.validate_python(data)
         except built.validation_error as exc:

@@ -8,9 +8,8 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, final
 
-from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools._simple_schema import simple_input_model, simple_input_schema
-from nucleo_core.tools.declaration import STATE_PARAMETER, declaration_of, describe_target
+from nucleo_core.tools.declaration import STATE_PARAMETER, describe_target, required_declaration
 from nucleo_core.tools.declared import DeclaredToolProvider
 from nucleo_core.tools.docstrings import docstring_description
 from nucleo_core.tools.function_signature import FunctionSignature, function_signature
@@ -90,12 +89,7 @@ class FunctionToolProvider(DeclaredToolProvider):
     __slots__ = ("_call_plan", "_last", "_signature", "function")
 
     def __init__(self, function: Callable[..., Any]) -> None:
-        declaration = declaration_of(function)
-        if declaration is None:
-            raise ToolDeclarationError(
-                describe_target(function), ["it is not declared: decorate it with @tool"]
-            )
-        super().__init__(declaration)
+        super().__init__(required_declaration(function, "@tool"))
         self.function = function
         self._signature: FunctionSignature | None = None
         self._call_plan: _CallPlan | None = None

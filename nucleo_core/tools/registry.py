@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import ToolCollisionError, UnknownTool
+from nucleo_core.tools._run_all import run_all
 from nucleo_core.tools.declaration import declaration_of, describe_target
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
+from nucleo_core.tools.shadow import ShadowRecord
 
 if TYPE_CHECKING:
     from nucleo_core.tools.phase import Phase
@@ -24,25 +26,6 @@ __all__ = ["ShadowRecord", "ToolRegistry", "ToolSkippedWarning"]
 
 class ToolSkippedWarning(UserWarning):
     """A class or function handed to a registry has no tool declaration and was skipped."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ShadowRecord:
-    """A deliberate replacement of one kind of provider by another under the same name.
-
-    Attributes:
-        name: The tool name both providers claim.
-        replaced: The source of the provider that was replaced.
-        replaced_kind: Its provider class name.
-        by: The source of the provider that replaced it.
-        by_kind: Its provider class name.
-    """
-
-    name: str
-    replaced: str
-    replaced_kind: str
-    by: str
-    by_kind: str
 
 
 @final
@@ -372,17 +355,15 @@ class ToolRegistry:
             conversation_id: The conversation that ended, passed on to every tool (``None``:
                 the tools are told without a name, and drop every conversation's state).
         """
-        failures: list[Exception] = []
-        for provider in list(self._providers.values()):
-            try:
-                if conversation_id is None:
-                    provider.forget_conversation_state()
-                else:
-                    provider.forget_conversation_state(conversation_id)
-            except Exception as exc:
-                failures.append(exc)
-        if failures:
-            raise ExceptionGroup("forget_conversation_state failed for some tools", failures)
+        providers = list(self._providers.values())
+        if conversation_id is None:
+            told = [provider.forget_conversation_state for provider in providers]
+        else:
+            told = [
+                functools.partial(provider.forget_conversation_state, conversation_id)
+                for provider in providers
+            ]
+        run_all(told, "forget_conversation_state failed for some tools")
 
     # -- internals ----------------------------------------------------------------------------
 

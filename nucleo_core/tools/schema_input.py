@@ -18,12 +18,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.tools import _input_errors
 from nucleo_core.tools._quick_check import Check, quick_check
+from nucleo_core.tools._raw_input import check_input, decoded_input
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaValidationError
@@ -39,8 +39,6 @@ __all__ = [
     "invalid_pydantic_input",
     "not_json_input",
 ]
-
-_TEXT = (str, bytes, bytearray)
 
 
 @final
@@ -90,13 +88,7 @@ class SchemaInput:
                 failing field path and its declared type or constraint. The validator's own
                 message, which may quote the input, is only its ``__cause__``.
         """
-        if isinstance(raw, _TEXT):
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise _input_errors.not_json(self._tool) from exc
-        else:
-            data = dict(raw) if isinstance(raw, Mapping) else raw
+        data = decoded_input(self._tool, raw)
         quick = self._quick
         if quick is False:
             quick = self._quick = quick_check(self._schema)
@@ -105,9 +97,7 @@ class SchemaInput:
         validator = self._validator
         if validator is None:
             validator = self._validator = _validator_for(self._schema)
-        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            raise _input_errors.from_jsonschema(self._tool, errors, self._schema) from errors[0]
+        check_input(self._tool, validator, data, self._schema)
         return dict(data)
 
 
