@@ -182,22 +182,29 @@ def top_package(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def layer_of(module: str) -> int:
-    """The index in :data:`LAYERS` of the layer ``module`` belongs to."""
+def member_of(module: str) -> tuple[int, str]:
+    """The layer ``module`` belongs to (its index in :data:`LAYERS`) and the member naming it."""
     inner = module.split(".")[1:] or ["__init__"]
     if len(inner) == 1 and inner[0].startswith("_") and inner[0] != "__init__":
-        return 0  # a private module right below nucleo_core is shared machinery: foundation
-    best: tuple[int, int] | None = None
+        return 0, "_*"  # a private module right below nucleo_core is shared machinery
+    best: tuple[int, str] | None = None
     for index, (_, members) in enumerate(LAYERS):
         for member in members:
             parts = member.split(".")
-            if inner[: len(parts)] == parts and (best is None or len(parts) > best[1]):
-                best = (index, len(parts))
+            if inner[: len(parts)] == parts and (
+                best is None or len(parts) > len(best[1].split("."))
+            ):
+                best = (index, member)
     if best is None:
         raise LookupError(
             f"{module} is in no layer: add it to LAYERS in tests/contract/_import_graph.py"
         )
-    return best[0]
+    return best
+
+
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of the layer ``module`` belongs to."""
+    return member_of(module)[0]
 
 
 def upward_imports() -> list[Edge]:
@@ -280,10 +287,10 @@ def cycle_path(component: list[str]) -> list[str]:
 
 
 def package_edges() -> dict[tuple[str, str], int]:
-    """Imports between top-level packages, counted."""
+    """Imports between the members of :data:`LAYERS` (packages, mostly), counted."""
     counted: dict[tuple[str, str], int] = {}
     for edge in edges():
-        pair = (top_package(edge.importer), top_package(edge.imported))
+        pair = (member_of(edge.importer)[1], member_of(edge.imported)[1])
         if pair[0] != pair[1]:
             counted[pair] = counted.get(pair, 0) + 1
     return counted
@@ -292,7 +299,7 @@ def package_edges() -> dict[tuple[str, str], int]:
 def mermaid_diagram() -> str:
     """The packages of each layer and the imports between packages, as a Mermaid flowchart."""
     lines = ["```mermaid", "flowchart BT"]
-    present = {top_package(module) for module in module_files()}
+    present = {member_of(module)[1] for module in module_files()}
     for number, (title, members) in enumerate(LAYERS):
         shown = [m for m in members if m in present]
         if not shown:
@@ -306,12 +313,14 @@ def mermaid_diagram() -> str:
     return "\n".join(lines)
 
 
-def _node(package: str) -> str:
-    return "pkg_" + package.strip("_")
+def _node(member: str) -> str:
+    names = {"__init__": "facade", "_*": "private"}
+    return "m_" + names.get(member, member.replace(".", "_"))
 
 
-def _label(package: str) -> str:
-    return "nucleo_core" if package == "__init__" else package
+def _label(member: str) -> str:
+    names = {"__init__": "nucleo_core (the public API)", "_*": "nucleo_core._* (shared machinery)"}
+    return names.get(member, member)
 
 
 def diagram_block() -> str:
