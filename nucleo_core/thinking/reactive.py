@@ -38,24 +38,27 @@ saying why there was none (``messages_for_model`` renders markers as such notes)
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from nucleo_core._closing import ClosesOnExit
-from nucleo_core.conversations.marker import ABNORMAL_END, Marker
-from nucleo_core.errors import MisuseError, ModelError, ResponseError
+from nucleo_core.errors import MisuseError
 from nucleo_core.models.messages import Message, TextBlock
-from nucleo_core.thinking.inbox import CLOSING_TURN, ENDING_ABNORMALLY, Inbox
+from nucleo_core.thinking._reactive_discipline import (
+    INTERRUPTED,
+    TURN_IN_PROGRESS,
+    _clear_mark,
+    _Discipline,
+)
+from nucleo_core.thinking._reactive_turn import TurnOutcome, _Turn
+from nucleo_core.thinking.inbox import CLOSING_TURN, Inbox
 from nucleo_core.thinking.thinker import ANSWER_REFUSED, Thinker, ThinkerIterationLimit
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from nucleo_core.conversations import ConversationContext
-    from nucleo_core.thinking.execution import ToolFailure
     from nucleo_core.thinking.response import ThinkingResponse
 
 __all__ = [
@@ -68,13 +71,6 @@ __all__ = [
 
 logger = logging.getLogger("nucleo.thinking")
 
-#: The conversation metadata key a turn in progress sets (``{"started_at": <message count>}``)
-#: and clears (``None``) when it ends, so the next turn can tell that a process died mid-turn.
-TURN_IN_PROGRESS = "nucleo.reactive.turn_in_progress"
-
-#: The reason recorded when a turn is found interrupted (its process died mid-turn).
-INTERRUPTED = "the turn was interrupted: the process running it stopped before an answer was given"
-
 #: What the closing turn's request tells the model.
 CLOSING_NOTE = (
     "You have used every turn this request allows. Do not call any tool: give your final "
@@ -82,54 +78,7 @@ CLOSING_NOTE = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnOutcome:
-    """What one turn did: its answer, or why it ended without one.
-
-    Attributes:
-        conversation_id: The conversation the turn ran in.
-        answer: The turn's final answer; ``None`` when it ended abnormally.
-        reason: The reason recorded for the model when it ended abnormally, else ``None``.
-        error: The exception that ended it abnormally (re-raised to the caller), else ``None``.
-        removed: How many messages the rollback removed.
-        markers: The markers the turn recorded: the interrupted previous turn's, if it found
-            one, then its own abnormal end's.
-        injected: The inbox messages injected into the conversation, in order.
-        closing_turn: Whether the turn reached its closing turn.
-        tool_failures: The turn's tool calls that failed (raised or timed out), in order, with
-            their exceptions; the same as the thinker's ``last_tool_failures``.
-    """
-
-    conversation_id: str
-    answer: str | None
-    reason: str | None = None
-    error: BaseException | None = None
-    removed: int = 0
-    markers: tuple[Marker, ...] = ()
-    injected: tuple[str, ...] = ()
-    closing_turn: bool = False
-    tool_failures: tuple[ToolFailure, ...] = ()
-
-    @property
-    def answered(self) -> bool:
-        """Whether the turn ended with a final answer."""
-        return self.answer is not None
-
-
-@dataclass(slots=True)
-class _Turn:
-    """The running turn's bookkeeping."""
-
-    context: ConversationContext
-    start: int
-    markers: list[Marker] = field(default_factory=list)
-    injected: list[str] = field(default_factory=list)
-    calls: int = 0
-    closing: bool = False
-    reached_closing: bool = False
-
-
-class ReactiveThinker(Thinker[str, str], ClosesOnExit):
+class ReactiveThinker(Thinker[str, str], _Discipline, ClosesOnExit):
     """One chat turn over a durable conversation: inbox, closing turn, abnormal-end discipline.
 
     See the module documentation for the whole contract. One turn runs at a time on a thinker;
@@ -382,94 +331,11 @@ class ReactiveThinker(Thinker[str, str], ClosesOnExit):
         """What the closing turn's request tells the model (`closing_note_text`)."""
         return self.closing_note_text
 
-    def abnormal_end_reason(self, error: BaseException) -> str:
-        """Why the turn ended without an answer, written for the model that resumes it.
-
-        It names the kind of failure, never the exception's message (which may quote a secret
-        or the model's own input).
-        """
-        name = type(error).__name__
-        if isinstance(error, asyncio.CancelledError):
-            return "the turn was cancelled before an answer was given"
-        if isinstance(error, KeyboardInterrupt | SystemExit):
-            return "the program was stopped before an answer was given"
-        if isinstance(error, ThinkerIterationLimit):
-            return (
-                f"no final answer was reached within {self.max_iterations} turns and a closing turn"
-            )
-        if isinstance(error, ModelError):
-            return f"the model provider failed ({name}) before an answer was given"
-        if isinstance(error, ResponseError):
-            return (
-                f"the model's answer could not be read after {error.attempts} attempt(s) ({name})"
-            )
-        return f"an internal error ({name}) stopped the turn before an answer was given"
-
-    # -- the discipline -------------------------------------------------------------------------
-
     def _require_turn(self) -> _Turn:
         turn = self._turn
         if turn is None:
             raise MisuseError(f"{type(self).__name__}: no turn is running")
         return turn
-
-    def _end_abnormally(self, turn: _Turn, error: BaseException, reason: str) -> int:
-        """Roll back, record the marker, keep what the inbox accepted; never raise."""
-        context = turn.context
-        leftovers = self.inbox.close(ENDING_ABNORMALLY)
-        removed = 0
-        try:
-            if len(context) > turn.start:  # the question is in: roll this turn back to it
-                removed = context.rollback_to_last_user_utterance(reason)
-                turn.markers.append(context.markers[-1])
-            if leftovers:  # accepted, so kept: after the rollback, and answered by a marker too
-                self.inject(context, leftovers)
-                turn.markers.append(context.record_marker(ABNORMAL_END, reason))
-            _clear_mark(context)
-        except Exception as cleanup:  # the store failed too: keep the original error
-            logger.exception("could not record the abnormal end of conversation %s", context.id)
-            error.add_note(f"nucleo: the abnormal end could not be recorded ({cleanup!r})")
-        logger.warning(
-            "turn of conversation %s ended abnormally (%s): %s; %d message(s) rolled back",
-            context.id,
-            type(error).__name__,
-            reason,
-            removed,
-        )
-        return removed
-
-    def _recover_interrupted(self, turn: _Turn) -> None:
-        """Apply the discipline to a turn a dead process left in progress, if there is one."""
-        context = turn.context
-        mark = context.metadata.get(TURN_IN_PROGRESS)
-        if not isinstance(mark, dict):
-            return
-        started_at = mark.get("started_at")
-        grew = isinstance(started_at, int) and len(context) > started_at
-        if grew and not _answered_or_marked(context):
-            context.rollback_to_last_user_utterance(INTERRUPTED)
-            turn.markers.append(context.markers[-1])
-            logger.warning(
-                "conversation %s: an interrupted turn was rolled back to its question", context.id
-            )
-        context.set_metadata(TURN_IN_PROGRESS, None)
-
-
-def _clear_mark(context: ConversationContext) -> None:
-    """Clear the turn-in-progress mark; a failure is logged (the next turn copes with the mark)."""
-    try:
-        context.set_metadata(TURN_IN_PROGRESS, None)
-    except Exception:
-        logger.exception("could not clear the turn mark of conversation %s", context.id)
-
-
-def _answered_or_marked(context: ConversationContext) -> bool:
-    """Whether the conversation ends with a final answer, or with a marker after its end."""
-    messages = context.messages
-    if any(marker.position == len(messages) for marker in context.markers):
-        return True
-    last = messages[-1] if messages else None
-    return last is not None and last.role == "assistant" and not last.tool_uses
 
 
 def _with_note(messages: Sequence[Message], note: str) -> tuple[Message, ...]:
