@@ -30,22 +30,18 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, final
+from typing import Any, final
 
 from nucleo_core.conversations._journal_sql import SQLITE, SQLJournal, read_snapshot
 from nucleo_core.conversations.errors import ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
 from nucleo_core.conversations.writer_hold import WriterHold, busy, lock_path, try_lock, unlock
-
-if TYPE_CHECKING:
-    pass
+from nucleo_core.stores.sqlite import MEMORY, immediate, open_sqlite, run_script, schema_version
 
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
 
 #: The schema this module writes; a file of a later version is refused.
 SCHEMA_VERSION = 3
-
-MEMORY = ":memory:"
 
 logger = logging.getLogger("nucleo.conversations")
 
@@ -171,54 +167,36 @@ class SQLiteConversationStore(SQLJournal):
             return self._connection
         if self._closed:
             raise ConversationStoreError(f"the conversation store {self.path} was closed")
-        try:
-            if self.path != MEMORY:
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(
-                self.path, timeout=10.0, isolation_level=None, check_same_thread=False
-            )
-        except (OSError, sqlite3.Error) as exc:
-            raise ConversationStoreError(
-                f"cannot open the conversation store {self.path}: {exc}"
-            ) from exc
-        try:
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=FULL")
-            connection.execute("PRAGMA foreign_keys=ON")
-            self._migrate(connection)
-        except BaseException as exc:
-            connection.close()
-            if isinstance(exc, sqlite3.Error):
-                raise ConversationStoreError(
-                    f"cannot use the conversation store {self.path}: {exc}"
-                ) from exc
-            raise
-        self._connection = connection
-        return connection
+        self._connection = open_sqlite(
+            self.path,
+            timeout=10.0,
+            pragmas=("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON"),
+            prepare=self._migrate,
+            cannot_open=lambda reason: ConversationStoreError(
+                f"cannot open the conversation store {self.path}: {reason}"
+            ),
+            cannot_use=lambda reason: ConversationStoreError(
+                f"cannot use the conversation store {self.path}: {reason}"
+            ),
+        )
+        return self._connection
 
     def _migrate(self, connection: sqlite3.Connection) -> None:
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            (version,) = connection.execute("PRAGMA user_version").fetchone()
+        with immediate(connection):
+            version = schema_version(connection)
             if version > SCHEMA_VERSION:
                 raise ConversationStoreError(
                     f"the conversation store {self.path} has schema version {version}, newer "
                     f"than this nucleo reads (up to {SCHEMA_VERSION}); upgrade nucleo-core"
                 )
             if version == 0:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        connection.execute(statement)
+                run_script(connection, _SCHEMA)
             if version < 2:  # version 2 added who writes each conversation
                 connection.execute(_WRITERS)
             if version < 3 and not _has_column(connection, "skills", "record"):
                 connection.execute(_SKILL_RECORDS)  # version 3 added the skills' records
             if version < SCHEMA_VERSION:
                 connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        connection.execute("COMMIT")
 
     @contextmanager
     def _transaction(

@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "errors",
             "stores.errors",
             "stores.postgres",
+            "stores.sqlite",
             "stores.url",
         ),
     ),
