@@ -29,15 +29,17 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator
-from types import TracebackType
-from typing import Any, Final, Protocol, cast, final
+from collections.abc import Iterator
+from typing import Any, Final, cast, final
 
+from nucleo_core._closing import ClosesOnExit
+from nucleo_core.guard.audit._queue import Deferred, Queued, count_queued, entries
+from nucleo_core.guard.audit._writer import BatchWriter
 from nucleo_core.guard.audit.canonical import canonical_json, sha256_hex
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import AuditEvent
 from nucleo_core.guard.audit.memory_store import MemoryAuditStore
-from nucleo_core.guard.audit.records import AuditRecord, content_parts, time_text
+from nucleo_core.guard.audit.records import AuditRecord, content_parts
 from nucleo_core.guard.audit.store import AuditQuery, AuditStore
 from nucleo_core.guard.audit.verify import VerifyReport
 
@@ -52,35 +54,11 @@ DEFAULT_FLUSH_INTERVAL: Final = 0.2
 DEFAULT_MAX_PENDING: Final = 20_000
 
 
-class Deferred(Protocol):
-    """Records queued unwritten, their contents written when their batch is stored.
-
-    `AuditLog._record_deferred` queues one; `AuditLog._follow` may set its ``then`` (more to
-    write after what it holds) while it is the last thing queued. `write` must not raise, and
-    must read only what does not change once recorded; `count` says how many records it
-    writes.
-    """
-
-    then: Any
-
-    def write(self, add: Callable[[str], object]) -> None:
-        """Pass each record's content, in order, to ``add``."""
-        ...
-
-    def count(self) -> int:
-        """How many records `write` writes."""
-        ...
-
-
-# A queued record: when (ns since the epoch), and its content before and after the time; or
-# records written when their batch is stored (`Deferred`).
-_Queued = tuple[int, str, str] | Deferred
-
 _OPEN: weakref.WeakSet[AuditLog] = weakref.WeakSet()
 
 
 @final
-class AuditLog:
+class AuditLog(BatchWriter, ClosesOnExit):
     """The audit record of a process: every grant, refusal, decision, approval and call.
 
     Args:
@@ -97,19 +75,16 @@ class AuditLog:
         "__weakref__",
         "_batch_size",
         "_closed",
-        "_error",
         "_flush_interval",
         "_lazy_bound",
         "_lock",
         "_max_pending",
         "_pending",
         "_record_arguments",
-        "_sleeping",
         "_store",
         "_threaded",
         "_wake",
         "_write_lock",
-        "_writer",
     )
 
     def __init__(
@@ -134,7 +109,7 @@ class AuditLog:
         self._batch_size = batch_size
         self._flush_interval = flush_interval
         self._max_pending = max_pending
-        self._pending: list[_Queued] = []
+        self._pending: list[Queued] = []
         # The queue's lock, taken bare on the hot path (a Condition's own `with` is Python
         # code); the writer waits on the condition built over it.
         self._lock = threading.Lock()
@@ -244,7 +219,7 @@ class AuditLog:
                 return True
         return False
 
-    def _enqueue(self, queued: _Queued, durable: bool) -> None:
+    def _enqueue(self, queued: Queued, durable: bool) -> None:
         if durable:
             self._store_now(queued)
             return
@@ -295,7 +270,7 @@ class AuditLog:
                     return
                 forgotten = self._pending[:excess]
                 del self._pending[:excess]
-            store.skip(_count(forgotten))
+            store.skip(count_queued(forgotten))
 
     def flush(self) -> None:
         """Store every queued record now, and sync the store to disk.
@@ -329,17 +304,6 @@ class AuditLog:
         finally:
             self._store.close()
 
-    def __enter__(self) -> AuditLog:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- reading --------------------------------------------------------------------------------
 
     def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
@@ -354,7 +318,7 @@ class AuditLog:
 
     # -- the writer -----------------------------------------------------------------------------
 
-    def _store_now(self, queued: _Queued | None, *, sync: bool = True, wait: bool = True) -> None:
+    def _store_now(self, queued: Queued | None, *, sync: bool = True, wait: bool = True) -> None:
         """Store the queue (and ``queued`` after it) in one transaction, synced if ``sync``.
 
         ``wait=False``: not while another thread stores (the writer, or a reader, whose queue
@@ -374,7 +338,7 @@ class AuditLog:
                     self._store.flush()
                 return
             try:
-                self._store.append(_entries(batch), durable=sync)
+                self._store.append(entries(batch), durable=sync)
             except BaseException:
                 # Kept for the next attempt, in order; only the durable record's caller knows.
                 kept = batch[:-1] if queued is not None else batch
@@ -383,77 +347,6 @@ class AuditLog:
                 raise
         finally:
             self._write_lock.release()
-
-    def _start_writer(self) -> None:
-        # Started on the first record, so a log that records nothing starts no thread.
-        self._writer = threading.Thread(
-            target=self._write_batches, name="nucleo-audit-writer", daemon=True
-        )
-        self._writer.start()
-
-    def _write_batches(self) -> None:
-        # While records come, the writer wakes every ``flush_interval`` and stores what waits,
-        # so that no record waits longer and no caller has to wake it (a notify per batch
-        # made the lock and the GIL change hands twice). Once it finds nothing queued it
-        # sleeps (`_sleeping`) until the next record wakes it.
-        while True:
-            with self._wake:
-                if not self._pending and not self._closed:
-                    self._sleeping = True
-                    while not self._pending and not self._closed:
-                        self._wake.wait()
-                    self._sleeping = False
-                # The oldest record waits its full interval (only `close` cuts it short):
-                # then what waits is stored.
-                deadline = time.monotonic() + self._flush_interval
-                while not self._closed and (left := deadline - time.monotonic()) > 0:
-                    self._wake.wait(left)
-                if self._closed:
-                    return  # `close` stores what is left
-            try:
-                self._write_waiting()
-            except AuditStoreError as exc:
-                if self._error is None or str(self._error) != str(exc):
-                    logger.warning("audit records are waiting: %s", exc)
-                self._error = exc
-                with self._wake:
-                    if not self._closed:
-                        self._wake.wait(self._flush_interval)
-            else:
-                self._error = None
-
-    def _write_waiting(self) -> None:
-        """Store what is queued, a batch (one transaction) at a time."""
-        with self._write_lock:
-            while True:
-                with self._wake:
-                    batch = self._pending[: self._batch_size]
-                    del self._pending[: self._batch_size]
-                if not batch:
-                    return
-                try:
-                    self._store.append(_entries(batch), durable=False)
-                except BaseException:
-                    with self._wake:
-                        self._pending[:0] = batch
-                    raise
-
-
-def _entries(batch: list[_Queued]) -> list[str]:
-    contents: list[str] = []
-    add = contents.append
-    for queued in batch:
-        if type(queued) is tuple:
-            at, head, tail = queued
-            add(head + time_text(at) + tail)
-        else:
-            cast("Deferred", queued).write(add)  # records written now, with their batch
-    return contents
-
-
-def _count(batch: list[_Queued]) -> int:
-    """How many records ``batch`` holds."""
-    return sum(1 if type(queued) is tuple else cast("Deferred", queued).count() for queued in batch)
 
 
 @atexit.register
