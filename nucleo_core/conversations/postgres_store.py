@@ -48,7 +48,7 @@ from nucleo_core.conversations.postgres_hold import (
     hold_key,
     record_key,
 )
-from nucleo_core.conversations.writer_hold import busy
+from nucleo_core.conversations.writer_hold import busy, warn_taken_over
 from nucleo_core.stores.postgres import PostgresDatabase, database
 
 if TYPE_CHECKING:
@@ -313,16 +313,7 @@ class PostgresConversationStore(SQLJournal):
             self._writing[conversation_id] = hold
         HOLDS[hold.token] = hold
         if previous is not None:
-            pid, host, since, _ = previous
-            logger.warning(
-                "conversation %s: its previous writer (pid %s on host %s, since %s) ended "
-                "without closing it; this process (pid %d) takes it over",
-                conversation_id,
-                pid,
-                host,
-                since,
-                hold.pid,
-            )
+            warn_taken_over(conversation_id, previous, hold.pid)
         return hold, snapshot
 
     def _try_hold(

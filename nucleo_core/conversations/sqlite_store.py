@@ -35,7 +35,14 @@ from typing import Any, final
 from nucleo_core.conversations._journal_sql import SQLITE, SQLJournal, read_snapshot
 from nucleo_core.conversations.errors import ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
-from nucleo_core.conversations.writer_hold import WriterHold, busy, lock_path, try_lock, unlock
+from nucleo_core.conversations.writer_hold import (
+    WriterHold,
+    busy,
+    lock_path,
+    try_lock,
+    unlock,
+    warn_taken_over,
+)
 from nucleo_core.stores.sqlite import MEMORY, immediate, open_sqlite, run_script, schema_version
 
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
@@ -267,16 +274,7 @@ class SQLiteConversationStore(SQLJournal):
             self._holds[hold.token] = hold
             _HOLDING.add(self)
         if record is not None:
-            pid, host, since, _ = record
-            logger.warning(
-                "conversation %s: its previous writer (pid %s on host %s, since %s) ended "
-                "without closing it; this process (pid %d) takes it over",
-                conversation_id,
-                pid,
-                host,
-                since,
-                hold.pid,
-            )
+            warn_taken_over(conversation_id, record, hold.pid)
         return hold
 
     def open_for_writing(

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import socket
 import sys
@@ -41,7 +42,17 @@ from typing import final
 
 from nucleo_core.conversations.errors import ConversationBusy, ConversationStoreError
 
-__all__ = ["WriterHold", "busy", "lock_path", "this_host", "try_lock", "unlock"]
+__all__ = [
+    "WriterHold",
+    "busy",
+    "lock_path",
+    "this_host",
+    "try_lock",
+    "unlock",
+    "warn_taken_over",
+]
+
+logger = logging.getLogger("nucleo.conversations")
 
 #: Every hold whose lock file is open in this process (for the fork handler).
 _HOLDS: weakref.WeakSet[WriterHold] = weakref.WeakSet()
@@ -154,6 +165,20 @@ def busy(
         since=when,
         # By the token, not the pid: another pid namespace (a container) may reuse this pid.
         this_process=(ours or _held_here)(token),
+    )
+
+
+def warn_taken_over(conversation_id: str, record: Sequence[object], pid: int) -> None:
+    """Log that this process (``pid``) took over a hold whose writer ``record`` died."""
+    previous_pid, host, since, _ = record
+    logger.warning(
+        "conversation %s: its previous writer (pid %s on host %s, since %s) ended "
+        "without closing it; this process (pid %d) takes it over",
+        conversation_id,
+        previous_pid,
+        host,
+        since,
+        pid,
     )
 
 
