@@ -21,12 +21,11 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from json.encoder import encode_basestring as _text
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.guard.audit.canonical import canonical_json as _canonical_json
-from nucleo_core.guard.audit.records import time_text
 from nucleo_core.plugins.decision import Decision
+from nucleo_core.thinking._call_records import CallRecords, Finish, start_tail, tool_tails
 from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
 
 if TYPE_CHECKING:
@@ -44,19 +43,8 @@ logger = logging.getLogger("nucleo.guard")
 
 #: The decisions whose ``call_start`` is committed before the tool runs.
 _DURABLE_START = frozenset({"notify", "confirm"})
-# The longest duration (seconds) whose text `_seconds_text` writes; a longer one is an event's.
+# The longest duration (seconds) whose text `seconds_text` writes; a longer one is an event's.
 _LONGEST = 1e6
-# A call's finish, for `_CallRecords`: when (ns), its decision, outcome, reason and duration (ns).
-_Finish = tuple[int, "str | None", str, "str | None", int]
-# A decision as its call records write it (keyed by the `Decision`, a str, or by its name).
-_SAID_DECISION: dict[str | None, str] = {
-    None: "",
-    **{decision.value: f',"decision":"{decision.value}"' for decision in Decision},
-}
-
-# The tools' parts of call records (see `CallAudit._fast_tail`), by provider and rule.
-_TAILS: dict[tuple[int, str | None], tuple[ToolProvider, str, str]] = {}
-_MAX_TAILS = 4096
 
 
 class CallAudit:
@@ -77,7 +65,7 @@ class CallAudit:
         self._keep_arguments = log._record_arguments
         self._said_by = ',"requester":' + requester._json
         # The last call started with its records deferred: its finish may join them.
-        self._last: _CallRecords | None = None
+        self._last: CallRecords | None = None
 
     def permission(
         self, call: ToolCall, provider: ToolProvider, decided: PermissionDecision
@@ -204,9 +192,9 @@ class CallAudit:
         if decided is not None:
             rule = decided.decided_by
             if decided.decision is Decision.AUTO and not self._keep_arguments:
-                # The common case: written with its batch (see `_CallRecords`).
+                # The common case: written with its batch (see `CallRecords`).
                 start = (decided.decision, rule)
-                records = self._last = _CallRecords(self, call, provider, start)
+                records = self._last = CallRecords(self, call, provider, start)
                 try:
                     self._log._enqueue(records, False)
                 except Exception:
@@ -216,7 +204,7 @@ class CallAudit:
         if decision in _DURABLE_START:
             head = self._fast_head(call)
             if head is not None:
-                tail = _start_tail(self, call, provider, decision, rule)
+                tail = start_tail(self, call, provider, decision, rule)
                 self._log._record_content(head, tail, durable=True)
             else:
                 event = self._event("call_start", call, provider, decision=decision, rule=rule)
@@ -224,7 +212,7 @@ class CallAudit:
         elif self._keep_arguments:
             self._record(self._event("call_start", call, provider, decision=decision, rule=rule))
         else:  # no guard decided: written with its batch too
-            self._defer(_CallRecords(self, call, provider, (decision, rule)), "call_start")
+            self._defer(CallRecords(self, call, provider, (decision, rule)), "call_start")
 
     def finished(
         self,
@@ -247,7 +235,7 @@ class CallAudit:
         duration: Any = outcome.duration
         if type(duration) is float and 0.0 <= duration < _LONGEST:
             # Recorded to the nanosecond: its text is then written from the whole number
-            # (`_seconds_text`), which costs less than a float's shortest repr.
+            # (`seconds_text`), which costs less than a float's shortest repr.
             nanoseconds = int(duration * 1e9 + 0.5)
             duration = nanoseconds / 1e9
             if (
@@ -274,8 +262,8 @@ class CallAudit:
             )
         )
 
-    def _finish_later(self, call: ToolCall, provider: ToolProvider, then: _Finish) -> None:
-        """Queue ``call``'s finish, written with its batch (see `_CallRecords`).
+    def _finish_later(self, call: ToolCall, provider: ToolProvider, then: Finish) -> None:
+        """Queue ``call``'s finish, written with its batch (see `CallRecords`).
 
         It joins the call's start when nothing was queued after that (`AuditLog._follow`).
         """
@@ -284,7 +272,7 @@ class CallAudit:
             self._last = None
             if self._log._follow(last, then):
                 return
-        records = _CallRecords(self, call, provider, None)
+        records = CallRecords(self, call, provider, None)
         records.then = then
         self._defer(records, "call_finish")
 
@@ -346,7 +334,7 @@ class CallAudit:
         call of a tool under a rule, written once and kept across runs; a test holds the
         records so written equal to `content_parts`'.
         """
-        return self._said_by + _tails(provider, rule)[0]
+        return self._said_by + tool_tails(provider, rule)[0]
 
     def _event(
         self, kind: Any, call: ToolCall, provider: ToolProvider | None, **fields: Any
@@ -368,7 +356,7 @@ class CallAudit:
             **fields,
         )
 
-    def _defer(self, records: _CallRecords, kind: str) -> None:
+    def _defer(self, records: CallRecords, kind: str) -> None:
         """Queue ``records``, written with their batch; a failing log is reported."""
         if records.start is not None:
             self._last = records
@@ -383,142 +371,6 @@ class CallAudit:
             self._log.record(event)
         except Exception:
             logger.exception("the audit log could not take a %s record", event.kind)
-
-
-def _tails(provider: ToolProvider, rule: str | None) -> tuple[str, str]:
-    """A call's records' content after ``requester``: the start's (with ``rule``), the finish's.
-
-    ``risk``, ``rule`` and ``source`` and ``tool``, the same for every call of a tool under a
-    rule: written once and kept across runs (see `CallAudit._fast_tail`).
-    """
-    key = (id(provider), rule)
-    kept = _TAILS.get(key)
-    # Kept with the provider it was written from, so that a recycled id never finds it.
-    if kept is None or kept[0] is not provider:
-        risk = ',"risk":' + _text(provider.risk.value) if provider.risk_declared else ""
-        said_rule = "" if rule is None else ',"rule":' + _text(rule)
-        what = f',"source":{_text(provider.source)},"tool":{_text(provider.name)}}}'
-        if len(_TAILS) >= _MAX_TAILS:
-            _TAILS.clear()  # a bound, not a policy: they are cheap to write again
-        kept = _TAILS[key] = (provider, risk + said_rule + what, risk + what)
-    return kept[1], kept[2]
-
-
-def _start_tail(
-    audit: CallAudit, call: ToolCall, provider: ToolProvider, decision: str | None, rule: str | None
-) -> str:
-    said_decision = "" if decision is None else f',"decision":"{decision}"'
-    return f'","call_id":{_text(call.id)}{said_decision},"kind":"call_start"' + audit._fast_tail(
-        provider, rule
-    )
-
-
-class _CallRecords:
-    """A call's ``call_start``, its ``call_finish``, or both, written when their batch is stored.
-
-    Written from the call, its tool, the decision and the outcome, none of which changes once
-    recorded: the same text an `AuditEvent` of them gives (a test holds them equal). Each
-    record is written on its own, and never raises: a field of an unexpected type still
-    leaves a record saying at least what it was.
-
-    Attributes:
-        at: When the call started (or, with no start, finished), in ns since the epoch.
-        start: The start's decision and rule, or ``None`` for a finish alone.
-        then: The finish: its time, decision, outcome, reason and duration; ``None`` until it
-            is known (`AuditLog._follow`).
-    """
-
-    __slots__ = ("at", "audit", "call", "provider", "start", "then")
-
-    def __init__(
-        self,
-        audit: CallAudit,
-        call: ToolCall,
-        provider: ToolProvider,
-        start: tuple[str | None, str | None] | None,
-    ) -> None:
-        self.at = time.time_ns()
-        self.audit = audit
-        self.call = call
-        self.provider = provider
-        self.start = start
-        self.then: _Finish | None = None
-
-    def count(self) -> int:
-        """How many records `write` writes: one or two."""
-        return (self.start is not None) + (self.then is not None)
-
-    def write(self, add: Any) -> None:
-        """Pass the start's content, then the finish's, to ``add``."""
-        audit, call, start, then = self.audit, self.call, self.start, self.then
-        try:
-            head = _head_of(audit, call)
-            called = _text(call.id)
-            tails = _tails(self.provider, None if start is None else start[1])
-        except Exception:  # a field of an unexpected type: each record says what it was
-            logger.exception("the audit records of call %r could not be written in full", call.id)
-            tails = None
-        if start is not None:
-            if tails is None:
-                add(f'{{"at":"{time_text(self.at)}","kind":"call_start"}}')
-            else:
-                said = _SAID_DECISION[start[0]]
-                add(
-                    f'{head}{time_text(self.at)}","call_id":{called}{said},"kind":"call_start"'
-                    f"{audit._said_by}{tails[0]}"
-                )
-        if then is None:
-            return
-        at, decision, outcome, reason, duration = then
-        try:
-            if tails is None:
-                raise TypeError("the call's fields")
-            said = _SAID_DECISION[decision]
-            said_reason = "" if reason is None else ',"reason":' + _text(reason)
-            add(
-                f'{head}{time_text(at)}","call_id":{called}{said},"duration":{_seconds_text(duration)},'
-                f'"kind":"call_finish","outcome":"{outcome}"{said_reason}{audit._said_by}'
-                f"{tails[1]}"
-            )
-        except Exception:
-            if tails is not None:
-                logger.exception("the audit record of a call_finish could not be written in full")
-            add(f'{{"at":"{time_text(at)}","kind":"call_finish","outcome":"{outcome}"}}')
-
-
-def _head_of(audit: CallAudit, call: ToolCall) -> str:
-    """A call record's content up to its time: the arguments' digest (`CallAudit._fast_head`)."""
-    arguments = call.raw_input
-    if type(arguments) is not dict and not isinstance(arguments, Mapping):
-        return '{"at":"'  # the text a model sent: no digest, as an event writes it
-    kept = audit._digests.get(call.id)
-    digest = kept[1] if kept is not None and kept[0] is arguments else audit._digest(call)
-    if digest is None:  # arguments with no canonical form: recorded without their digest
-        logger.warning("the arguments of call %s have no canonical JSON form", call.id)
-        return '{"at":"'
-    return f'{{"arguments_digest":"{digest}","at":"'
-
-
-def _seconds_text(nanoseconds: int) -> str:
-    """``repr(nanoseconds / 1e9)``, as canonical JSON writes that float, from the whole number.
-
-    The shortest repr of ``k / 1e9`` (for ``0 <= k < 10**15``) is the decimal ``k * 10**-9``
-    itself: written here from ``k``'s digits, in repr's form (an exponent below ``1e-4``), at
-    a fraction of the cost of a float's repr. A test holds the two equal.
-    """
-    if not nanoseconds:
-        return "0.0"
-    digits = str(nanoseconds)
-    point = len(digits) - 9  # where the decimal point falls, counted from the first digit
-    digits = digits.rstrip("0")
-    if point < -3:
-        rest = "." + digits[1:] if len(digits) > 1 else ""
-        return f"{digits[0]}{rest}e-{1 - point:02d}"
-    if point <= 0:
-        return "0." + "0" * -point + digits
-    if point >= len(digits):
-        return digits + "0" * (point - len(digits)) + ".0"
-    return digits[:point] + "." + digits[point:]
 
 
 def _first_sha256(data: bytes) -> Any:

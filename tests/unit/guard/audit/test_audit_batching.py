@@ -34,7 +34,8 @@ from nucleo_core.guard.permission import PermissionDecision
 from nucleo_core.hub._audit import requester_of
 from nucleo_core.models import ToolResultBlock
 from nucleo_core.plugins.decision import Decision
-from nucleo_core.thinking._execution_audit import CallAudit, _seconds_text
+from nucleo_core.thinking._call_records import seconds_text as _seconds_text
+from nucleo_core.thinking._execution_audit import CallAudit
 from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
 from nucleo_core.thinking.tool_call import ToolCall
 from nucleo_core.tools.providers import provider_for
