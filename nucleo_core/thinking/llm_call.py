@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -12,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from nucleo_core.errors import (
     AnswerRefused,
     ModelConnectionError,
-    ModelError,
     ModelRequestRejected,
     ModelResponseMalformed,
     ModelServerError,
@@ -23,6 +21,8 @@ from nucleo_core.models.catalog import ModelCatalog
 from nucleo_core.models.client import ResponseComplete, TextDelta
 from nucleo_core.models.messages import Message, StopReason, TextBlock, Usage
 from nucleo_core.models.request import ModelRequest, ModelResponse, ToolChoice
+from nucleo_core.thinking._context_overflow import _with_context_hint
+from nucleo_core.thinking._streamed_text import _Shown
 from nucleo_core.thinking._well_formed import well_formed
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.envelope import envelope_instructions
@@ -41,18 +41,6 @@ __all__ = ["LLMCall"]
 AnswerT = TypeVar("AnswerT")
 
 logger = logging.getLogger("nucleo.models")
-
-#: How servers say a conversation is longer than their context window (OpenAI, vLLM,
-#: llama.cpp and llama-cpp-python, Ollama, LM Studio).
-_CONTEXT_OVERFLOW = re.compile(
-    r"context[ _](?:window|length|size)|maximum context|n_ctx|too many tokens|prompt is too long",
-    re.IGNORECASE,
-)
-#: The window a server names in such a message: "context window of 2048", "maximum context
-#: length is 4096", "n_ctx: 8192".
-_CONTEXT_SIZE = re.compile(
-    r"(?:context[ _](?:window|length|size)|n_ctx)\D{0,12}?(\d{3,7})\b", re.IGNORECASE
-)
 
 
 class LLMCall(Generic[AnswerT]):
@@ -306,69 +294,6 @@ async def _send(
         "the model's stream ended without its final response (the server closed it early)",
         provider=seat.provider,
     )
-
-
-class _Shown:
-    """The text of one exchange passed on as it streams, never the same text twice.
-
-    Each attempt (the first request, then each escalation or correction) streams its answer
-    from its start; only what goes beyond the text already shown is passed on, and an attempt
-    that says something else than what was shown passes nothing more on.
-    """
-
-    def __init__(self, sink: Callable[[str], None]) -> None:
-        self._sink = sink
-        self.text = ""
-        self._attempt = ""
-        self._diverged = False
-
-    def attempt(self) -> None:
-        """A new attempt begins: its text is compared with what was shown from its start."""
-        self._attempt = ""
-        self._diverged = False
-
-    def add(self, piece: str) -> None:
-        """A piece of the attempt's text: passed on where it is new."""
-        if self._diverged or not piece:
-            return
-        start = len(self._attempt)
-        self._attempt += piece
-        overlap = self.text[start : start + len(piece)]
-        if not piece.startswith(overlap):
-            self._diverged = True
-            return
-        new = piece[len(overlap) :]
-        if new:
-            self.text += new
-            self._sink(new)
-
-
-def _with_context_hint(error: ModelError, seat: ModelEntry) -> ModelError:
-    """``error``, or one like it also saying how to fit the seat's window, when it is about it."""
-    said = str(error)
-    if not _CONTEXT_OVERFLOW.search(said):
-        return error
-    found = _CONTEXT_SIZE.search(said)
-    window = int(found.group(1)) if found else None
-    server = f"the server's window is {window} tokens; " if window else ""
-    if window is not None and seat.context_window <= window:
-        # Configured right, and still over: the estimate of what the conversation holds does
-        # not count the system text and tool definitions a server adds to the prompt.
-        advice = (
-            "Set context_window below the server's (the system text and the tool definitions "
-            "count too), so that the conversation is compacted earlier."
-        )
-    else:
-        advice = (
-            "Set context_window in its model entry to the server's, so that the conversation "
-            "is compacted before it overflows."
-        )
-    hint = (
-        f"The conversation does not fit the model's context window: {server}the entry "
-        f"{seat.id} is configured with context_window = {seat.context_window}. {advice}"
-    )
-    logger.warning("%s", hint)
-    return type(error)(f"{said} {hint}", provider=error.provider, status=error.status)
 
 
 def _replayable(response: ModelResponse) -> Message:
