@@ -48,17 +48,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from nucleo_core.conversations.artifact_tools import (
-    GET_ARTIFACT_FIELD,
-    SEARCH_ARTIFACT_CONTENT,
-    ArtifactToolProvider,
-)
 from nucleo_core.conversations.errors import ArtifactNotFound
 from nucleo_core.errors import CorrectableError, MisuseError, NotPaused, ResponseError, RunPaused
 from nucleo_core.hub.meta_tools import REQUEST_SKILL, REQUEST_TOOLS
 from nucleo_core.hub.thinker_base import ThinkerBase
+from nucleo_core.thinking._delegation_prompts import _DESCRIPTION, _SYSTEM, SubThinkerRequest
+from nucleo_core.thinking._delegation_surface import _ceiling_from, _delegable
 from nucleo_core.thinking._execution_durable import DelegationPaused, DelegationState
 from nucleo_core.thinking.depth import Depth
 from nucleo_core.thinking.io import SubThinkerInput, SubThinkerOutput
@@ -76,40 +71,6 @@ if TYPE_CHECKING:
     from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["SUB_THINKER", "SubThinker", "SubThinkerRequest", "sub_thinker_tool"]
-
-
-_DESCRIPTION = (
-    "Delegate one bounded part of your objective to a sub-thinker. It works in a conversation "
-    "of its own, with the tools you have now (and may ask for the tools and skills you may), "
-    "and answers with its result, its reasoning and the ids of any artifacts its answer rests "
-    "on, which you can then read. It does not see this conversation: state the objective "
-    "completely, and list in artifact_refs the artifacts it needs to read."
-)
-
-_SYSTEM = (
-    "You are a sub-thinker: another thinker delegated one bounded objective to you. Work on "
-    "that objective only, with the tools you are given, then answer with one JSON object: "
-    '"answer" (your result, complete in itself: the thinker that delegated sees nothing else), '
-    '"reasoning" (briefly, how you reached it) and "artifact_refs" (the ids of artifacts your '
-    "answer rests on, if any)."
-)
-
-
-class SubThinkerRequest(BaseModel):
-    """What the model sends to ``sub_thinker``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    objective: str = Field(
-        min_length=1,
-        description="The objective to delegate, stated completely: the sub-thinker sees "
-        "nothing of this conversation.",
-    )
-    artifact_refs: list[str] = Field(
-        default_factory=list,
-        description="Ids (art_...) of artifacts of this conversation the sub-thinker needs "
-        "to read.",
-    )
 
 
 class _Delegation(Tool[SubThinkerRequest, SubThinkerOutput]):
@@ -241,50 +202,6 @@ def sub_thinker_tool(thinker: ThinkerBase) -> ToolProvider:
         target = _ReadOnlyDelegation if read_only else _MutatingDelegation
         provider = _PROVIDERS.setdefault(read_only, provider_for(target))
     return provider
-
-
-def _delegable(parent: Thinker[Any, Any]) -> list[ToolProvider]:
-    """The providers a sub-thinker inherits: what the parent's door lets run, in palette order.
-
-    Less what every thinker gets on its own (system-wide tools, meta-tools, artifact tools,
-    ``sub_thinker``).
-    """
-    own = {provider.name for provider in parent.hub.system_wide_tools()}
-    own |= {REQUEST_TOOLS, REQUEST_SKILL, SUB_THINKER}
-    return [
-        provider
-        for provider in ThinkerBase._surface_now(parent).values()
-        if provider.name not in own and not isinstance(provider, ArtifactToolProvider)
-    ]
-
-
-def _ceiling_from(parent: Thinker[Any, Any]) -> dict[str, ToolProvider | None]:
-    """The most a delegate of ``parent`` may ever reach: the parent's surface at launch.
-
-    What the parent's call door lets run now (its phase, restrictions, read-only binding,
-    withdrawals and its own ceiling applied), by provider; the catalog tools the parent could
-    be granted and run in its current phase, when its ``request_tools`` is available; and the
-    delegate's own instances of the framework's tools (its meta-tools, over catalogs taken
-    from the parent's; its artifact tools, over its own conversation; ``sub_thinker``, whose
-    delegates get this same ceiling).
-    """
-    if not parent._assembled:  # launched before the parent's first turn: its palette now
-        parent.reconcile_tool_registry()
-    surface: dict[str, ToolProvider | None] = dict(ThinkerBase._surface_now(parent))
-    registry = parent.registry
-    if REQUEST_TOOLS in surface:
-        phase = registry.phase
-        for provider in ThinkerBase.tool_catalog(parent):
-            if (phase is None or phase.permits(provider)) and ThinkerBase._within_ceiling(
-                parent, provider
-            ):
-                surface.setdefault(provider.name, provider)
-    for own in (REQUEST_TOOLS, REQUEST_SKILL):
-        if own in surface:
-            surface[own] = None
-    for own in (SUB_THINKER, GET_ARTIFACT_FIELD, SEARCH_ARTIFACT_CONTENT):
-        surface[own] = None
-    return surface
 
 
 class SubThinker(SingleObjectiveThinker[SubThinkerInput, SubThinkerOutput]):
