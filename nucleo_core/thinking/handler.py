@@ -174,24 +174,10 @@ class ThinkingResponseHandler(Generic[AnswerT]):
                 input_problem=problem,
                 minted_id=minted,
             )
-        try:
-            parsed = provider.parse_input(raw_input)
-        except Exception as exc:  # a provider may break its contract; the call is still kept
-            if not isinstance(exc, InvalidToolInput):
-                exc = InvalidToolInput(provider.name, ["input: could not be validated"])
-            return ToolCall(
-                id=call_id,
-                name=shown_name,
-                raw_input=raw_input,
-                provider=provider,
-                error=exc,
-                minted_id=minted,
-            )
-        return ToolCall(
+        return ToolCall.parsed(
             id=call_id,
             name=shown_name,
             raw_input=raw_input,
-            input=parsed,
             provider=provider,
             minted_id=minted,
         )

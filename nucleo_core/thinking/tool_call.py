@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core._frozen import quick_init
+from nucleo_core.errors import InvalidToolInput
 
 if TYPE_CHECKING:
     from nucleo_core.errors import CorrectableError
@@ -45,3 +46,41 @@ class ToolCall:
     def ok(self) -> bool:
         """Whether the call resolved to an available tool with valid input."""
         return self.error is None
+
+    @classmethod
+    def parsed(
+        cls,
+        *,
+        id: str,
+        name: str,
+        raw_input: Mapping[str, Any] | str,
+        provider: ToolProvider,
+        minted_id: bool = False,
+    ) -> ToolCall:
+        """A call of ``provider`` with its input parsed, or with the error it keeps if not.
+
+        ``provider.parse_input`` raises `InvalidToolInput` for input that does not fit; a
+        provider that breaks that contract (raises anything else) gives a generic invalid
+        input instead: the call is still kept, and answered.
+        """
+        try:
+            parsed = provider.parse_input(raw_input)
+        except Exception as exc:  # a provider may break its contract; the call is still kept
+            if not isinstance(exc, InvalidToolInput):
+                exc = InvalidToolInput(provider.name, ["input: could not be validated"])
+            return cls(
+                id=id,
+                name=name,
+                raw_input=raw_input,
+                provider=provider,
+                error=exc,
+                minted_id=minted_id,
+            )
+        return cls(
+            id=id,
+            name=name,
+            raw_input=raw_input,
+            input=parsed,
+            provider=provider,
+            minted_id=minted_id,
+        )
