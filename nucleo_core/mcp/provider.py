@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, final
+from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.errors import ToolDeclarationError
-from nucleo_core.mcp._input_check import Check, quick_check
-from nucleo_core.tools import _input_errors
+from nucleo_core.mcp._caller import MCPToolCaller
+from nucleo_core.mcp._descriptor import declared_safety, schema_problems
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
+from nucleo_core.tools.schema_input import SchemaInput
 from nucleo_core.tools.state import state_conversation_id
 from nucleo_core.tools.tool import Tool
 
 if TYPE_CHECKING:
-    from jsonschema.protocols import Validator
-
     from nucleo_core.mcp.config import MCPServerConfig, SessionMode
     from nucleo_core.mcp.result import MCPToolResult
 
@@ -25,31 +23,6 @@ __all__ = ["MCP_PREFIX", "MCPTool", "MCPToolCaller", "MCPToolProvider"]
 
 #: The source prefix of tools an MCP server publishes: ``mcp:<server>:<tool>``.
 MCP_PREFIX = "mcp:"
-
-_TEXT = (str, bytes, bytearray)
-
-
-class MCPToolCaller(Protocol):
-    """What routes a call to its server: the client pool."""
-
-    async def call(
-        self,
-        server: str,
-        tool: str,
-        arguments: Mapping[str, Any],
-        *,
-        timeout: float | None = None,
-        structured: bool = False,
-        conversation: str | None = None,
-    ) -> MCPToolResult:
-        """Call ``tool`` on ``server``; every failure is an error result, never an exception."""
-        ...
-
-    def end_conversation(
-        self, conversation_id: str | None = None, *, server: str | None = None
-    ) -> None:
-        """Close the sessions kept for ``conversation_id`` (``None``: every conversation's)."""
-        ...
 
 
 @final
@@ -80,11 +53,11 @@ class MCPToolProvider(ToolProvider):
         "_description",
         "_descriptor",
         "_display_name",
+        "_input",
         "_input_schema",
         "_metadata",
         "_name",
         "_output_schema",
-        "_quick",
         "_read_only",
         "_risk",
         "_risk_declared",
@@ -94,7 +67,6 @@ class MCPToolProvider(ToolProvider):
         "_shadows",
         "_timeout",
         "_tool",
-        "_validator",
     )
 
     def __init__(
@@ -137,8 +109,8 @@ class MCPToolProvider(ToolProvider):
         self._metadata = MappingProxyType(
             {"mcp_server": server, "mcp_tool": tool, "annotations": self._annotations}
         )
-        self._validator: Validator | None = None
-        self._quick: Check | bool | None = False  # False: not made yet
+        # The quick check and the validator are built at the first call.
+        self._input = SchemaInput(name, input_schema)
 
     @classmethod
     def from_descriptor(
@@ -162,40 +134,20 @@ class MCPToolProvider(ToolProvider):
         else:
             if input_schema.get("type") != "object":
                 problems.append('its inputSchema must declare "type": "object" at the root')
-            problems += _schema_problems("inputSchema", input_schema)
+            problems += schema_problems("inputSchema", input_schema)
         output_schema = descriptor.get("outputSchema")
         if output_schema is not None:
             if not isinstance(output_schema, Mapping):
                 problems.append("its outputSchema is not a JSON object")
             else:
-                problems += _schema_problems("outputSchema", output_schema)
+                problems += schema_problems("outputSchema", output_schema)
         if problems:
             raise ToolDeclarationError(target, problems)
         assert isinstance(tool, str)  # checked above
         assert isinstance(input_schema, Mapping)
         annotations = descriptor.get("annotations")
         annotations = annotations if isinstance(annotations, Mapping) else {}
-        settings = config.tools.get(tool)
-        if settings is not None and settings.read_only is not None:
-            read_only = settings.read_only
-        elif config.trust_annotations:
-            # destructiveHint only means something for a tool that is not read-only, so a
-            # tool hinted both read-only and destructive contradicts itself: not read-only.
-            read_only = (
-                annotations.get("readOnlyHint") is True
-                and annotations.get("destructiveHint") is not True
-            )
-        else:
-            read_only = False
-        risk: Risk | None
-        if settings is not None and settings.risk is not None:
-            risk = settings.risk  # declared for this very tool: it wins over any hint
-        elif config.trust_annotations and annotations.get("destructiveHint") is True:
-            # A trusted server says the tool destroys: that is high, whatever the server-wide
-            # risk says (a per-tool risk is the way to say otherwise).
-            risk = Risk.HIGH
-        else:
-            risk = config.risk
+        read_only, risk = declared_safety(config, tool, annotations)
         description = descriptor.get("description")
         title = descriptor.get("title") or annotations.get("title")
         return cls(
@@ -325,26 +277,7 @@ class MCPToolProvider(ToolProvider):
             InvalidToolInput: Names each failing field path and its declared type; the
                 validator's own message, which may quote the input, is only the ``__cause__``.
         """
-        if isinstance(raw, _TEXT):
-            try:
-                data = json.loads(raw)
-            except ValueError as exc:
-                raise _input_errors.not_json(self.name) from exc
-        else:
-            data = dict(raw) if isinstance(raw, Mapping) else raw
-        quick = self._quick
-        if quick is False:
-            quick = self._quick = quick_check(self._input_schema)
-        if callable(quick) and quick(data):  # certainly valid: jsonschema would say so too
-            return dict(data)
-        validator = self._validator
-        if validator is None:
-            validator = self._validator = _validator_for(self._input_schema)
-        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
-        if errors:
-            problem = _input_errors.from_jsonschema(self.name, errors, self._input_schema)
-            raise problem from errors[0]
-        return dict(data)
+        return self._input.parse(raw)
 
     def create(self, parent: object | None = None) -> MCPTool:
         """A tool that runs one call through the pool, for ``parent``."""
@@ -422,27 +355,3 @@ class MCPTool(Tool[Any, "MCPToolResult"]):
             # parent's (`Thinker.state_owner`), so a delegate works in the same session.
             conversation = state_conversation_id(self.parent, provider)
         return await provider.call(input, conversation=conversation)
-
-
-def _schema_problems(label: str, schema: Mapping[str, Any]) -> list[str]:
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        _validator_class(schema).check_schema(schema)
-    except SchemaError as exc:
-        at = "/".join(str(part) for part in exc.path) or "(root)"
-        return [f"its {label} is not a valid JSON Schema (at {at}: {exc.message})"]
-    return []
-
-
-def _validator_class(schema: Mapping[str, Any]) -> Any:
-    from jsonschema import Draft202012Validator
-    from jsonschema.validators import validator_for
-
-    # MCP schemas are Draft 2020-12 unless they name another dialect with `$schema`.
-    return validator_for(schema, default=Draft202012Validator)
-
-
-def _validator_for(schema: Mapping[str, Any]) -> Validator:
-    validator: Validator = _validator_class(schema)(schema)
-    return validator

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import ModuleType
-
 from nucleo_core.hub.selector import ToolSelector
 
 __all__ = ["MCPToolSelector", "selects_mcp_server"]
@@ -22,20 +20,10 @@ class MCPToolSelector(ToolSelector):
         ('github',)
     """
 
-    def __init__(self, *modules: str | ModuleType) -> None:
-        super().__init__(*modules)
-        self._mcp_servers: list[str] = []
-
     def add_mcp_server(self, name: str) -> MCPToolSelector:
         """Select the tools of the MCP server ``name`` (its configured id)."""
-        if name not in self._mcp_servers:
-            self._mcp_servers.append(name)
+        super().add_mcp_server(name)
         return self
-
-    @property
-    def mcp_servers(self) -> tuple[str, ...]:
-        """The selected MCP servers' ids, in order."""
-        return tuple(self._mcp_servers)
 
 
 def selects_mcp_server(selector: ToolSelector | None, name: str) -> bool:
