@@ -8,7 +8,7 @@ resume settles that turn from the decided approvals and answers every tool use a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -29,8 +29,10 @@ from nucleo_core.thinking.execution import (
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationContext, ConversationService
     from nucleo_core.guard.approval_store import ApprovalRecord, ApprovalStore
+    from nucleo_core.guard.approvals import Approver
     from nucleo_core.thinking._execution_audit import CallAudit
     from nucleo_core.thinking.execution import ToolFailure
+    from nucleo_core.thinking.tool_call import ToolCall
 
 __all__: list[str] = []
 
@@ -166,16 +168,10 @@ class _Pausing(ThinkerBase):
         if paused.grants:  # the same door as any request: rules, guardrails, hooks, the record
             await ThinkerBase.request_tools_async(self, paused.grants)
         self.note_palette(context.id)
-        execution = self._executor.prepare(
+        execution = self._turn_execution(
             paused.calls,
-            check=partial(call_door, self),
-            parent=self,
-            policy=self.execution,
-            conversation=context,
-            registry=self.registry,
+            context,
             approver=None,
-            audit=self._call_audit(),
-            observer=self._hub.observer,
             durable=DurableApprovals(
                 pausable=self._pausable,
                 answered=paused.answered,
@@ -206,6 +202,28 @@ class _Pausing(ThinkerBase):
                 context.set_metadata(PAUSED_TURN, None)
         if report.pending:  # a sub-thinker paused again: so does this turn, its results kept
             raise self._pause(context, execution, report)
+
+    def _turn_execution(
+        self,
+        calls: Sequence[ToolCall],
+        context: ConversationContext,
+        *,
+        approver: Approver | None,
+        durable: DurableApprovals | None,
+    ) -> ToolExecution:
+        """A turn's calls ready to run: each checked by the call door, for this thinker."""
+        return self._executor.prepare(
+            calls,
+            check=partial(call_door, self),
+            parent=self,
+            policy=self.execution,
+            conversation=context,
+            registry=self.registry,
+            approver=approver,
+            audit=self._call_audit(),
+            durable=durable,
+            observer=self._hub.observer,
+        )
 
     def _call_audit(self) -> CallAudit | None:
         """This turn's writer of the call records, to the hub's audit log (it always has one)."""

@@ -6,7 +6,6 @@ import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, is_dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from nucleo_core.errors import (
@@ -14,7 +13,6 @@ from nucleo_core.errors import (
     NotPaused,
     ThinkerIterationLimit,
 )
-from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
@@ -283,17 +281,11 @@ class Thinker(_Pausing, _Compaction, _ToolState, _Exchange, Generic[InputT, Outp
                 if accepted is not ANSWER_REFUSED:
                     return accepted  # type: ignore[no-any-return]  # the declared output type
                 continue
-            execution = self._executor.prepare(
+            execution = self._turn_execution(
                 result.tool_calls,
-                check=partial(call_door, self),
-                parent=self,
-                policy=self.execution,
-                conversation=context,
-                registry=self.registry,
+                context,
                 approver=ThinkerBase.approver_now(self),
-                audit=self._call_audit(),
                 durable=DurableApprovals(pausable=True) if self._pausable else None,
-                observer=self._hub.observer,
             )
             ran = paused = False
             try:
