@@ -12,8 +12,9 @@ import click
 
 from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.model_options import model_option, model_settings_options
 from nucleo_core.cli.preflight import check_seat
-from nucleo_core.cli.running import model_settings, model_settings_options, unreachable
+from nucleo_core.cli.running import model_settings, unreachable
 from nucleo_core.errors import (
     ModelConnectionError,
     ModelError,
@@ -30,15 +31,7 @@ __all__ = ["ask"]
 
 @click.command()
 @click.argument("question")
-@click.option(
-    "--model",
-    "pin",
-    metavar="ENTRY",
-    help=(
-        "The model, as a catalog entry id: anthropic:<model>, openai:<model> or "
-        "openai-compatible:<base_url>#<model>. Default: the entry configured for --grade."
-    ),
-)
+@model_option("the entry configured for --grade")
 @click.option(
     "--grade",
     default="standard",

@@ -13,15 +13,13 @@ import click
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.governance import audit_the_hub, guard_the_hub
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.model_options import model_option, model_settings_options
 from nucleo_core.cli.running import (
     AnswerPrinter,
     build_thinker,
     declaration_of,
-    discover_catalog,
     model_failure,
-    model_settings,
-    model_settings_options,
-    resolve_seat,
+    seated,
 )
 from nucleo_core.cli.skill_option import attach_skills, skill_option
 from nucleo_core.cli.terminal_approver import terminal_approver
@@ -40,16 +38,7 @@ EXIT_COMMANDS = frozenset({"/exit", "/quit"})
 @click.command()
 @model_settings_options
 @click.argument("thinker")
-@click.option(
-    "--model",
-    "pin",
-    metavar="ENTRY",
-    help=(
-        "The model, as a catalog entry id: anthropic:<model>, openai:<model> or "
-        "openai-compatible:<base_url>#<model>. Default: the entry configured for the "
-        "thinker's grade."
-    ),
-)
+@model_option("the entry configured for the thinker's grade")
 @click.option(
     "--conversation",
     "conversation_id",
@@ -89,8 +78,7 @@ def chat(
             "nucleo_core.thinking.chat.ChatThinker (`nucleo run` runs other thinkers)"
         )
     declaration = declaration_of(thinker_class)
-    catalog = discover_catalog()
-    seat = model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
+    catalog, seat = seated(declaration, pin, **settings)
     conversations = ConversationService()
     hub = loaded_hub(mcp_servers=True)  # closed when the chat ends: its MCP servers stop
     try:

@@ -14,13 +14,8 @@ from typing import TYPE_CHECKING
 import click
 
 from nucleo_core.cli import render
-from nucleo_core.cli.running import (
-    discover_catalog,
-    model_failure,
-    model_settings,
-    model_settings_options,
-    resolve_seat,
-)
+from nucleo_core.cli.model_options import model_settings_options
+from nucleo_core.cli.running import discover_catalog, model_failure, model_settings, resolve_seat
 
 if TYPE_CHECKING:
     from nucleo_core.demo import DemoEvent, DemoRun

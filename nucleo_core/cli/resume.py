@@ -20,16 +20,14 @@ from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.governance import audit_the_hub, guard_the_hub
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.model_options import model_settings_options
 from nucleo_core.cli.running import (
     as_json,
     as_text,
     build_thinker,
     declaration_of,
-    discover_catalog,
     model_failure,
-    model_settings,
-    model_settings_options,
-    resolve_seat,
+    seated,
 )
 from nucleo_core.cli.store import resolved_store, store_option
 from nucleo_core.cli.thinker_class import load_thinker_class
@@ -95,8 +93,7 @@ def resume(
         if not issubclass(thinker_class, Thinker):
             raise CommandError(f"'{path}' cannot resume a run: it is not a Thinker")
         declaration = declaration_of(thinker_class)
-        catalog = discover_catalog()
-        seat = model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
+        catalog, seat = seated(declaration, pin, **settings)
         hub = loaded_hub(mcp_servers=True)
         try:
             guard_the_hub(hub)

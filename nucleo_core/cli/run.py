@@ -12,19 +12,17 @@ from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.governance import audit_the_hub, guard_the_hub
 from nucleo_core.cli.hub import loaded_hub
+from nucleo_core.cli.model_options import model_option, model_settings_options
 from nucleo_core.cli.running import (
     AnswerPrinter,
     as_json,
     as_text,
     build_thinker,
     declaration_of,
-    discover_catalog,
     input_type_of,
     model_failure,
-    model_settings,
-    model_settings_options,
     parse_input,
-    resolve_seat,
+    seated,
 )
 from nucleo_core.cli.skill_option import attach_skills, skill_option
 from nucleo_core.cli.terminal_approver import terminal_approver
@@ -38,16 +36,7 @@ __all__ = ["run"]
 @model_settings_options
 @click.argument("thinker")
 @click.argument("input_text", metavar="INPUT")
-@click.option(
-    "--model",
-    "pin",
-    metavar="ENTRY",
-    help=(
-        "The model, as a catalog entry id: anthropic:<model>, openai:<model> or "
-        "openai-compatible:<base_url>#<model>. Default: the entry configured for the "
-        "thinker's grade."
-    ),
-)
+@model_option("the entry configured for the thinker's grade")
 @click.option(
     "--json",
     "as_json_output",
@@ -92,8 +81,7 @@ def run(
         raise CommandError(f"'{thinker}' is a ChatThinker: chat with it with `nucleo chat`")
     declaration = declaration_of(thinker_class)
     value = parse_input(input_text, input_type_of(thinker_class))
-    catalog = discover_catalog()
-    seat = model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
+    catalog, seat = seated(declaration, pin, **settings)
     hub = loaded_hub(mcp_servers=True)
     try:
         guard_the_hub(hub, only_if_configured=True)  # the project's [guard], when it has one

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, final, get_args, get_origin
 
 import click
 
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.model_options import model_settings_options
 from nucleo_core.cli.preflight import check_seat
 from nucleo_core.errors import (
     ModelConnectionError,
@@ -25,6 +25,7 @@ from nucleo_core.errors import (
     NucleoError,
     ResponseError,
 )
+from nucleo_core.models._timeouts import timed_out
 from nucleo_core.models.catalog import ModelCatalog, ModelEntry
 from nucleo_core.models.declaration import AnswerSize, ThinkerDeclaration
 
@@ -46,57 +47,12 @@ __all__ = [
     "model_settings_options",
     "parse_input",
     "resolve_seat",
+    "seated",
     "unreachable",
 ]
 
 #: The seat of a thinker class that declares none: the standard grade, a medium answer.
 DEFAULT_DECLARATION = ThinkerDeclaration("standard", AnswerSize.MEDIUM)
-
-CommandT = TypeVar("CommandT", bound=Callable[..., Any])
-
-#: The model entry settings a command line may override, by option name.
-_SETTING_OPTIONS = (
-    click.option(
-        "--timeout",
-        type=click.FloatRange(min=0, min_open=True),
-        default=None,
-        help="Seconds one request attempt may take (default: the entry's timeout, else 600).",
-    ),
-    click.option(
-        "--retries",
-        type=click.IntRange(min=0),
-        default=None,
-        help=(
-            "How often a request that failed transiently is sent again, each retry logged "
-            "(default: the entry's retries, else 2)."
-        ),
-    ),
-    click.option(
-        "--deadline",
-        type=click.FloatRange(min=0, min_open=True),
-        default=None,
-        help=(
-            "Seconds one exchange with the model may take in all, retries, corrections and "
-            "escalations included (default: the entry's deadline, else none)."
-        ),
-    ),
-    click.option(
-        "--max-output-tokens",
-        type=click.IntRange(min=1),
-        default=None,
-        help=(
-            "The ceiling the answer budget is doubled up to when an answer is cut off "
-            "(default: the entry's max_output_tokens, else 8192)."
-        ),
-    ),
-)
-
-
-def model_settings_options(command: CommandT) -> CommandT:
-    """Add ``--timeout``, ``--retries``, ``--deadline`` and ``--max-output-tokens``."""
-    for option in reversed(_SETTING_OPTIONS):
-        command = option(command)
-    return command
 
 
 def model_settings(
@@ -237,6 +193,21 @@ def resolve_seat(
     return seat
 
 
+def seated(
+    declaration: ThinkerDeclaration, pin: str | None, **settings: float | int | None
+) -> tuple[ModelCatalog, ModelEntry]:
+    """The project's model catalog, and the seat of ``declaration`` in it with ``settings``.
+
+    The seat is ``pin``, else the declared grade's entry (`resolve_seat`), with the settings
+    given on the command line (`model_settings`).
+
+    Raises:
+        CommandError: The configuration is malformed, or the seat cannot be used.
+    """
+    catalog = discover_catalog()
+    return catalog, model_settings(catalog, resolve_seat(catalog, declaration, pin), **settings)
+
+
 def model_failure(error: Exception, seat: ModelEntry, thinker: str) -> CommandError:
     """The one ``Error:`` line for what ended a run: the model's failure, or the thinker's."""
     if isinstance(error, ModelNotConfigured):
@@ -255,7 +226,7 @@ def model_failure(error: Exception, seat: ModelEntry, thinker: str) -> CommandEr
 
 def unreachable(seat: ModelEntry, error: ModelConnectionError) -> str:
     """What to do when the seat's server cannot be reached; or, when it timed out, that."""
-    if _timed_out(error):
+    if timed_out(error):
         return (
             f"{seat.id}: {error}. The server was reached but did not answer in time: raise "
             "--timeout or --deadline (or the entry's timeout and deadline settings), or lower "
@@ -267,16 +238,6 @@ def unreachable(seat: ModelEntry, error: ModelConnectionError) -> str:
             f"`ollama serve`, then `ollama pull {seat.model}`) or fix the URL in --model."
         )
     return f"cannot reach {seat.provider} ({error}); check your network or the base URL."
-
-
-def _timed_out(error: BaseException) -> bool:
-    """Whether ``error`` came of a timeout (an attempt's, or the exchange's deadline)."""
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, TimeoutError) or "Timeout" in type(seen).__name__:
-            return True
-        seen = seen.__cause__
-    return False
 
 
 @final

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from nucleo_core.conversations import ConversationService
 from nucleo_core.demo._narration import TRANSCRIPT_STEP, DemoEvent, NarratingClient, Narrator
@@ -39,6 +39,7 @@ from nucleo_core.errors import (
 from nucleo_core.guard.approval_store import MemoryApprovalStore
 from nucleo_core.hub import ToolHub
 from nucleo_core.models import ModelCatalog, ModelEntry
+from nucleo_core.models._timeouts import timed_out
 from nucleo_core.skills import skills_in
 from nucleo_core.testing import ScriptedModel
 from nucleo_core.thinking.depth import Depth
@@ -58,6 +59,9 @@ HOST_CONVERSATION = "picnic-invitations"
 
 #: The entry the scripted model is seated on: no provider is asked, no key is read.
 SCRIPTED_ENTRY = ModelEntry(id="scripted", provider="scripted", model=MODEL_NAME)
+
+#: The thinkers of the story.
+_Demo = TypeVar("_Demo", PicnicPlanner, PlanReviewer, PicnicHost)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -139,55 +143,58 @@ async def run_demo(
     activity: list[tuple[str, str]] = []
     token = ACTIVITY.set(activity)
     try:
-        planner_client = NarratingClient(inner, narrator, hub=hub, activity=activity)
-        planner = PicnicPlanner(
-            PicnicPlanner.declaration,
-            hub=hub,
-            catalog=seats,
-            pin=pin,
-            depth=DEPTH,
-            system=PLANNER_SYSTEM,
-            client=planner_client,
-        )
-        planner_client.thinker = planner
-        _limit_turns(planner, max_turns)
+
+        def narrated(
+            thinker_class: type[_Demo],
+            system: str,
+            *,
+            while_thinking: Callable[[_Demo], None] | None = None,
+            **arguments: Any,
+        ) -> _Demo:
+            """A thinker of the story, on the demo's hub and seats, its exchanges told.
+
+            ``while_thinking`` is done once, while its model thinks its next answer
+            (`NarratingClient.while_thinking`).
+            """
+            client = NarratingClient(inner, narrator, hub=hub, activity=activity)
+            thinker = thinker_class(
+                thinker_class.declaration,
+                hub=hub,
+                catalog=seats,
+                pin=pin,
+                depth=DEPTH,
+                system=system,
+                client=client,
+                **arguments,
+            )
+            client.thinker = thinker
+            if while_thinking is not None:
+                client.while_thinking.append(lambda: while_thinking(thinker))
+            _limit_turns(thinker, max_turns)
+            return thinker
+
+        planner = narrated(PicnicPlanner, PLANNER_SYSTEM)
         _introduce(narrator, planner, DEMO_OBJECTIVE)
         stopped: dict[str, str] = {}
         plan = await _answer_of(planner, DEMO_OBJECTIVE, narrator, stopped)
 
-        reviewer_client = NarratingClient(inner, narrator, hub=hub, activity=activity)
-        reviewer = PlanReviewer(
-            PlanReviewer.declaration,
-            hub=hub,
-            catalog=seats,
-            pin=pin,
+        reviewer = narrated(
+            PlanReviewer,
+            REVIEWER_SYSTEM,
             read_only=True,
-            depth=DEPTH,
-            system=REVIEWER_SYSTEM,
-            client=reviewer_client,
+            while_thinking=lambda thinker: _widen(narrator, thinker),
         )
-        reviewer_client.thinker = reviewer
-        _limit_turns(reviewer, max_turns)
         objective = review_objective(plan or _NO_PLAN)
         _introduce(narrator, reviewer, objective)
-        reviewer_client.while_thinking.append(lambda: _widen(narrator, reviewer))
         review = await _answer_of(reviewer, objective, narrator, stopped)
 
-        host_client = NarratingClient(inner, narrator, hub=hub, activity=activity)
-        host = PicnicHost(
-            PicnicHost.declaration,
-            hub=hub,
-            catalog=seats,
-            pin=pin,
-            depth=DEPTH,
-            system=HOST_SYSTEM,
-            client=host_client,
+        host = narrated(
+            PicnicHost,
+            HOST_SYSTEM,
             conversations=ConversationService(":memory:"),  # durable, and nothing on disk
         )
         host.approver = scripted_approver(narrator, type(host).__name__)
         host.approvals = MemoryApprovalStore()
-        host_client.thinker = host
-        _limit_turns(host, max_turns)
         objective = invitation_objective(plan or _NO_PLAN)
         _introduce(narrator, host, objective)
         invited = await _host_answer(host, objective, narrator, stopped)
@@ -236,7 +243,7 @@ async def _answer_of(
             objective, conversation_id=conversation_id, durable=conversation_id is not None
         )
     except (ThinkerIterationLimit, ResponseError, ModelConnectionError) as exc:
-        if isinstance(exc, ModelConnectionError) and not _timed_out(exc):
+        if isinstance(exc, ModelConnectionError) and not timed_out(exc):
             raise  # the server cannot be reached: the demo ends with its one Error line
         why = f"{exc}; its transcript shows every turn it took"
         stopped[name] = why
@@ -249,20 +256,6 @@ def _limit_turns(thinker: Thinker[Any, Any], turns: int | None) -> None:
     if turns is not None:
         # max_iterations is a class setting; an instance's own value shadows it for this run.
         setattr(thinker, "max_iterations", turns)  # noqa: B010
-
-
-def _timed_out(error: BaseException) -> bool:
-    """Whether ``error`` came of a timeout: the exchange's deadline, or an attempt's timeout.
-
-    A model that answers too slowly for its entry's bounds is the model's way, like a turn
-    limit: told as the thinker stopped, and the demo goes on.
-    """
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, TimeoutError) or "Timeout" in type(seen).__name__:
-            return True
-        seen = seen.__cause__
-    return False
 
 
 async def _host_answer(
