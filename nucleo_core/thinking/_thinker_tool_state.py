@@ -6,9 +6,11 @@ tool its palette held during each conversation, and tells each when that convers
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from nucleo_core.hub.thinker_base import ThinkerBase
+from nucleo_core.tools._run_all import run_all
 
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationContext
@@ -51,16 +53,14 @@ class _ToolState(ThinkerBase):
         seen = self._palette_seen.pop(conversation_id, {})
         for provider in self.registry.providers():
             seen.setdefault(id(provider), provider)
-        failures: list[Exception] = []
-        for provider in seen.values():
-            if self.state_owner(provider) is not self:
-                continue
-            try:
-                provider.forget_conversation_state(conversation_id)
-            except Exception as exc:
-                failures.append(exc)
-        if failures:
-            raise ExceptionGroup("forget_conversation_state failed for some tools", failures)
+        run_all(
+            (
+                partial(provider.forget_conversation_state, conversation_id)
+                for provider in seen.values()
+                if self.state_owner(provider) is self
+            ),
+            "forget_conversation_state failed for some tools",
+        )
 
     def _state_conversation_id(self, provider: ToolProvider, own: str) -> str | None:
         """The conversation ``provider`` keeps its state in for this thinker (``own`` here)."""

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from nucleo_core._closing import ClosesOnExit
@@ -54,6 +55,7 @@ from nucleo_core.thinking._reactive_discipline import (
 from nucleo_core.thinking._reactive_turn import TurnOutcome, _Turn
 from nucleo_core.thinking.inbox import CLOSING_TURN, Inbox
 from nucleo_core.thinking.thinker import ANSWER_REFUSED, Thinker, ThinkerIterationLimit
+from nucleo_core.tools._run_all import run_all
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -168,14 +170,10 @@ class ReactiveThinker(Thinker[str, str], _Discipline, ClosesOnExit):
                 raise MisuseError(
                     f"a turn is running on this {type(self).__name__}: close it after the turn"
                 )
-        failures: list[Exception] = []
-        for conversation_id in list(self._palette_seen):
-            try:
-                self.tell_tools_conversation_ended(conversation_id)
-            except Exception as exc:
-                failures.append(exc)
-        if failures:
-            raise ExceptionGroup("some conversations' tools failed to forget", failures)
+        run_all(
+            (partial(self.tell_tools_conversation_ended, cid) for cid in list(self._palette_seen)),
+            "some conversations' tools failed to forget",
+        )
 
     def open_conversation(
         self, conversation_id: str | None, *, durable: bool
