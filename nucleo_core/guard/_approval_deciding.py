@@ -10,7 +10,7 @@ store its `approve` and `reject` on its own ``_decide``. A row keeps the record'
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -27,11 +27,28 @@ from nucleo_core.guard.approval_record import (
 )
 from nucleo_core.guard.elicitation_answer import answer_problems
 
-__all__ = ["DecidesOnce", "check_reason", "decided_record", "encoded", "from_row", "refusal"]
+__all__ = [
+    "Decide",
+    "DecidesOnce",
+    "check_reason",
+    "decided_record",
+    "encoded",
+    "from_row",
+    "refusal",
+    "row_values",
+]
+
+
+#: What a decision makes of the pending record it was asked of (`decided_record`).
+Decide = Callable[[ApprovalRecord], ApprovalRecord]
 
 
 class DecidesOnce:
-    """Mixin: an `ApprovalStore`'s `approve` and `reject`, on the store's ``_decide``."""
+    """Mixin: an `ApprovalStore`'s `approve` and `reject`, on the store's ``_decide``.
+
+    ``_decide(approval_id, decide)`` reads the approval, raises `refusal`'s error unless it is
+    pending, and keeps ``decide(record)`` under the store's own condition, once.
+    """
 
     __slots__ = ()
 
@@ -44,22 +61,34 @@ class DecidesOnce:
         content: Mapping[str, Any] | None = None,
     ) -> ApprovalRecord:
         """Approve, once (see `ApprovalStore.approve`)."""
-        return self._decide(approval_id, "approved", by, note, content)
+        return self._decide(
+            approval_id, lambda record: decided_record(record, "approved", by, note, content)
+        )
 
     def reject(self, approval_id: str, reason: str, *, by: str = "") -> ApprovalRecord:
         """Reject, once (see `ApprovalStore.reject`)."""
-        return self._decide(approval_id, "rejected", by, check_reason(reason))
+        said = check_reason(reason)
+        return self._decide(
+            approval_id, lambda record: decided_record(record, "rejected", by, said)
+        )
 
-    def _decide(
-        self,
-        approval_id: str,
-        status: ApprovalStatus,
-        by: str,
-        reason: str,
-        content: Mapping[str, Any] | None = None,
-    ) -> ApprovalRecord:
-        """Move a pending approval to ``status``, once, or raise `refusal`'s error."""
+    def _decide(self, approval_id: str, decide: Decide) -> ApprovalRecord:
         raise NotImplementedError
+
+
+def row_values(records: Sequence[ApprovalRecord]) -> list[tuple[str, str, str, float, float, str]]:
+    """The rows of ``records`` for a SQL store: id, conversation, status, times, the JSON."""
+    return [
+        (
+            r.id,
+            r.conversation_id,
+            r.status,
+            r.requested_at.timestamp(),
+            r.expires_at.timestamp(),
+            encoded(r),
+        )
+        for r in records
+    ]
 
 
 def _now() -> datetime:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
-from nucleo_core.guard._approval_deciding import DecidesOnce, decided_record, refusal
+from nucleo_core.guard._approval_deciding import Decide, DecidesOnce, refusal
 from nucleo_core.guard.approval_record import ApprovalRecord, ApprovalStatus
 
 __all__ = ["MemoryApprovalStore"]
@@ -56,18 +55,11 @@ class MemoryApprovalStore(DecidesOnce):
     def close(self) -> None:
         """Nothing to release."""
 
-    def _decide(
-        self,
-        approval_id: str,
-        status: ApprovalStatus,
-        by: str,
-        reason: str,
-        content: Mapping[str, Any] | None = None,
-    ) -> ApprovalRecord:
+    def _decide(self, approval_id: str, decide: Decide) -> ApprovalRecord:
         with self._lock:
             record = self._records.get(approval_id)
             if record is None or record.status_at() != "pending":
                 raise refusal(record, approval_id)
-            decided = decided_record(record, status, by, reason, content)
+            decided = decide(record)
             self._records[approval_id] = decided
             return decided

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Final, final
 
 from nucleo_core.guard._approval_deciding import (
+    Decide,
     DecidesOnce,
-    decided_record,
     encoded,
     from_row,
     refusal,
+    row_values,
 )
 from nucleo_core.guard.approval_record import (
     ApprovalRecord,
@@ -86,17 +87,7 @@ class PostgresApprovalStore(DecidesOnce):
 
     def add(self, records: Sequence[ApprovalRecord]) -> None:
         """Keep ``records``, all or none (see `ApprovalStore.add`)."""
-        rows = [
-            (
-                r.id,
-                r.conversation_id,
-                r.status,
-                r.requested_at.timestamp(),
-                r.expires_at.timestamp(),
-                encoded(r),
-            )
-            for r in records
-        ]
+        rows = row_values(records)
         if not rows:
             return
         with self._tx("keep approvals") as db:
@@ -152,27 +143,20 @@ class PostgresApprovalStore(DecidesOnce):
     def close(self) -> None:
         """Nothing of its own to release: the pool is the process's, shared by its stores."""
 
-    def _decide(
-        self,
-        approval_id: str,
-        status: ApprovalStatus,
-        by: str,
-        reason: str,
-        content: Mapping[str, Any] | None = None,
-    ) -> ApprovalRecord:
+    def _decide(self, approval_id: str, decide: Decide) -> ApprovalRecord:
         with self._tx("decide an approval") as db:
             db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
             row = db.fetchone()
             record = None if row is None else from_row(row)
             if record is None or record.status_at() != "pending":
                 raise refusal(record, approval_id)
-            decided = decided_record(record, status, by, reason, content)
+            decided = decide(record)
             # The condition is the guarantee: whoever read "pending" above, one UPDATE wins
             # (a concurrent one waits for the row, then finds its condition false).
             db.execute(
                 "UPDATE nucleo_approvals SET status = %s, record = %s "
                 "WHERE id = %s AND status = 'pending' AND expires_at > %s",
-                (status, encoded(decided), approval_id, time.time()),
+                (decided.status, encoded(decided), approval_id, time.time()),
             )
             won = db.rowcount == 1
         if not won:

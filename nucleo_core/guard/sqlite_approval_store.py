@@ -9,16 +9,17 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nucleo_core.guard._approval_deciding import (
+    Decide,
     DecidesOnce,
-    decided_record,
     encoded,
     from_row,
     refusal,
+    row_values,
 )
 from nucleo_core.guard.approval_record import (
     ApprovalRecord,
@@ -92,17 +93,7 @@ class SQLiteApprovalStore(DecidesOnce):
 
     def add(self, records: Sequence[ApprovalRecord]) -> None:
         """Keep ``records``, all or none (see `ApprovalStore.add`)."""
-        rows = [
-            (
-                r.id,
-                r.conversation_id,
-                r.status,
-                r.requested_at.timestamp(),
-                r.expires_at.timestamp(),
-                encoded(r),
-            )
-            for r in records
-        ]
+        rows = row_values(records)
         with self._lock, immediate(self._db()) as db:
             db.executemany("INSERT OR IGNORE INTO approvals VALUES (?, ?, ?, ?, ?, ?)", rows)
 
@@ -160,14 +151,7 @@ class SQLiteApprovalStore(DecidesOnce):
         if connection is not None:
             connection.close()
 
-    def _decide(
-        self,
-        approval_id: str,
-        status: ApprovalStatus,
-        by: str,
-        reason: str,
-        content: Mapping[str, Any] | None = None,
-    ) -> ApprovalRecord:
+    def _decide(self, approval_id: str, decide: Decide) -> ApprovalRecord:
         with self._lock:
             db = self._db()
             row = db.execute(
@@ -176,12 +160,12 @@ class SQLiteApprovalStore(DecidesOnce):
             record = None if row is None else from_row(row)
             if record is None or record.status_at() != "pending":
                 raise refusal(record, approval_id)
-            decided = decided_record(record, status, by, reason, content)
+            decided = decide(record)
             # The condition is the guarantee: whoever read "pending" above, one UPDATE wins.
             cursor = db.execute(
                 "UPDATE approvals SET status = ?, record = ? "
                 "WHERE id = ? AND status = 'pending' AND expires_at > ?",
-                (status, encoded(decided), approval_id, time.time()),
+                (decided.status, encoded(decided), approval_id, time.time()),
             )
             if cursor.rowcount != 1:
                 again = db.execute(
