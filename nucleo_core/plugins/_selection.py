@@ -15,6 +15,7 @@ __all__ = [
     "ENTRY_POINT_GROUPS",
     "PATH_ENVIRONMENT_VARIABLE",
     "PluginSelection",
+    "known_groups",
     "normalized_distribution_name",
     "resolve_search_path",
 ]
@@ -151,3 +152,18 @@ class PluginSelection:
         if not direct and self.allow is not None and not any(map(matches, self.allow)):
             return "blocked: not in the allow list"
         return None
+
+
+def known_groups(groups: Iterable[str]) -> tuple[str, ...]:
+    """``groups`` without repeats, each one of `ENTRY_POINT_GROUPS`.
+
+    Raises:
+        ValueError: A group is not one nucleo defines.
+    """
+    groups = tuple(groups)
+    unknown = [group for group in groups if group not in ENTRY_POINT_GROUPS]
+    if unknown:
+        raise ValueError(
+            f"unknown entry point group(s) {unknown}; nucleo reads {list(ENTRY_POINT_GROUPS)}"
+        )
+    return tuple(dict.fromkeys(groups))

@@ -17,11 +17,15 @@ from nucleo_core.tools.providers import provider_for
 __all__ = [
     "TOOLS_EXPECTED",
     "WrongType",
+    "aliases_or_none",
     "as_provider",
     "decision_from",
     "names_from",
+    "names_or_none",
     "sources_from",
+    "sources_or_none",
     "tools_from",
+    "tools_or_none",
     "verdict_from",
 ]
 
@@ -149,3 +153,31 @@ def sources_from(result: object) -> list[SkillSource]:
             raise WrongType(expected, f"{_type_name(result)} holding {_type_name(item)}")
         sources.append(item)
     return sources
+
+
+def tools_or_none(result: object) -> list[ToolProvider]:
+    """The tools of a tool-bringing hook's answer; none for ``None``."""
+    return [] if result is None else tools_from(result, f"{TOOLS_EXPECTED}, or None")
+
+
+def names_or_none(result: object) -> list[str]:
+    """The names of a ``nucleo_reconcile_catalog`` answer; none for ``None``."""
+    return [] if result is None else names_from(result)
+
+
+def sources_or_none(result: object) -> list[SkillSource]:
+    """The skill sources of a ``nucleo_skill_sources`` answer; none for ``None``."""
+    return [] if result is None else sources_from(result)
+
+
+def aliases_or_none(result: object) -> dict[str, tuple[str, ...]]:
+    """The aliases of a ``nucleo_skill_tool_aliases`` answer; none for ``None``."""
+    from nucleo_core.skills.aliases import aliases_from
+
+    if result is None:
+        return {}
+    try:
+        return aliases_from(result, where="the aliases")
+    except TypeError as exc:
+        expected = "a mapping of skill tool names to tool names, or None"
+        raise WrongType(expected, f"{type(result).__name__} ({exc})") from None
