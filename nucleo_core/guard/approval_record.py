@@ -11,9 +11,11 @@ statuses::
 Expiry bounds the *decision*: a pending approval past its ``expires_at`` reads as
 ``expired`` and can no longer be decided; an approval decided in time stays decided.
 
-`nucleo_core.errors.RunPaused` carries the records of a paused run (this module imports only
-the foundation's errors, so the one error hierarchy can name it); the stores that keep them
-are `nucleo_core.guard.approval_store`'s.
+`nucleo_core.errors.RunPaused` carries the records of a paused run, so this module stands
+below the rest of the guard: it imports only the roots of the error hierarchy
+(`nucleo_core._error_roots`) and, to check a call against its approval, the canonical JSON of
+`nucleo_core.guard.audit.canonical`. The stores that keep the records are
+`nucleo_core.guard.approval_store`'s.
 """
 
 from __future__ import annotations
