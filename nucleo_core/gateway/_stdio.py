@@ -25,8 +25,9 @@ import os
 import stat
 import sys
 from collections.abc import AsyncIterator, Iterator
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
+
+from nucleo_core.models._aclosing import AsyncClosesOnExit
 
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
@@ -45,7 +46,7 @@ def _pipe_like(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-class _Incoming:
+class _Incoming(AsyncClosesOnExit):
     """The client's messages, one per line of the wire (the SDK's ``ReadStream``).
 
     A line that is not JSON-RPC is passed on as the parse error (the SDK's server answers
@@ -87,19 +88,8 @@ class _Incoming:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> _Incoming:
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class _Outgoing:
+class _Outgoing(AsyncClosesOnExit):
     """The gateway's messages, one line each, written as sent (the SDK's ``WriteStream``).
 
     A write is one ``write`` of the whole line to the transport (no two messages can
@@ -127,17 +117,6 @@ class _Outgoing:
 
     async def aclose(self) -> None:
         self._closed = True
-
-    async def __aenter__(self) -> _Outgoing:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.guard.approvals import Approval, ApprovalRequest
@@ -132,29 +131,10 @@ def file_pending(
     Raises:
         ValueError: The call waits for something other than its own approval (a delegation).
     """
-    from nucleo_core.guard.approval_store import ApprovalRecord
-    from nucleo_core.guard.audit.canonical import arguments_digest
-
-    request = pending.request
-    if request is None:
+    if pending.request is None:
         raise ValueError("a delegated run cannot wait for its approvals through the gateway")
-    arguments = dict(request.arguments)
-    now = datetime.now(UTC)
-    record = ApprovalRecord(
-        id=pending.approval_id,
-        thinker=thinker,
-        conversation_id=key,
-        call_id=pending.call.id,
-        tool=request.tool,
-        source=request.source,
-        risk=request.risk,
-        risk_declared=request.risk_declared,
-        arguments=arguments,
-        arguments_digest=arguments_digest(arguments),
-        decided_by_rule=request.decided_by,
-        requested_by=requested_by,
-        requested_at=now,
-        expires_at=now + timedelta(seconds=expiry),
+    record = pending.approval_record(
+        thinker=thinker, conversation_id=key, requested_by=requested_by, expiry=expiry
     )
     store.add([record])
     return record

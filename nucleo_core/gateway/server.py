@@ -27,13 +27,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
+from nucleo_core.gateway._request_context import (
+    TOKEN_SCOPE_KEY,
+    elicits,
+    modern,
+    request_identity,
+)
 from nucleo_core.gateway.approvals import (
     approval_form,
     approval_schema,
     elicited_approval,
 )
 from nucleo_core.gateway.client import GatewayClient
-from nucleo_core.gateway.identity import ClientIdentity
 from nucleo_core.gateway.results import call_result, error_result
 from nucleo_core.gateway.tool_list import tool_definition
 from nucleo_core.guard.approvals import Approval
@@ -47,7 +52,7 @@ if TYPE_CHECKING:
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.hub.thinker_base import ThinkerBase
 
-__all__ = ["DEFAULT_ELICITATION_TIMEOUT", "MAX_CLIENTS", "Gateway"]
+__all__ = ["DEFAULT_ELICITATION_TIMEOUT", "MAX_CLIENTS", "TOKEN_SCOPE_KEY", "Gateway"]
 
 logger = logging.getLogger("nucleo.gateway")
 
@@ -58,10 +63,6 @@ DEFAULT_ELICITATION_TIMEOUT = 300.0
 MAX_CLIENTS = 256
 #: The key of the one input request an approval question is.
 _APPROVAL_INPUT = "approval"
-#: The header of the MCP session an HTTP request belongs to.
-_SESSION_HEADER = "mcp-session-id"
-#: Where the HTTP layer puts the identity of the token a request carried (`gateway.http`).
-TOKEN_SCOPE_KEY = "nucleo.token"
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +146,7 @@ class Gateway:
         client = self._client(ctx)
         providers = await asyncio.to_thread(client.tools)  # admission may run guardrails
         with self._lock:
-            self._listed[client] = (ctx.session, _modern(ctx), [p.name for p in providers])
+            self._listed[client] = (ctx.session, modern(ctx), [p.name for p in providers])
         return mcp_types.ListToolsResult(tools=[tool_definition(p) for p in providers])
 
     # -- upstream changes ---------------------------------------------------------------------
@@ -212,8 +213,8 @@ class Gateway:
         name = params.name
         arguments = params.arguments if isinstance(params.arguments, Mapping) else {}
         approver: Approver | None = None
-        if _elicits(ctx):
-            if _modern(ctx):
+        if elicits(ctx):
+            if modern(ctx):
                 asked = await self._input_round(ctx, client, name, arguments, params)
                 if not isinstance(asked, Approval | None):
                     return asked  # a question to answer first, or an answer that is not one
@@ -229,7 +230,7 @@ class Gateway:
         async def palette_changed() -> None:
             names = client.listed_names()
             with self._lock:
-                self._listed[client] = (ctx.session, _modern(ctx), names)
+                self._listed[client] = (ctx.session, modern(ctx), names)
             await self._tools_changed(ctx)
 
         answer = await client.call(
@@ -330,7 +331,7 @@ class Gateway:
         import mcp_types
 
         try:
-            if _modern(ctx):
+            if modern(ctx):
                 from mcp.server.subscriptions import ToolsListChanged
 
                 if self._bus is not None:
@@ -346,21 +347,7 @@ class Gateway:
 
     def _client(self, ctx: Any) -> GatewayClient:
         """The client this request comes from, made at its first request."""
-        request = getattr(ctx, "request", None)
-        scope = getattr(request, "scope", None)
-        token = scope.get(TOKEN_SCOPE_KEY) if isinstance(scope, Mapping) else None
-        headers = getattr(request, "headers", None)
-        session = "stdio"
-        if request is not None:
-            session = (headers.get(_SESSION_HEADER) if headers is not None else None) or "http"
-        params = ctx.session.client_params
-        info = getattr(params, "client_info", None)
-        identity = ClientIdentity.of(
-            getattr(info, "name", None),
-            getattr(info, "version", None),
-            token=token if isinstance(token, str) else None,
-            session=session,
-        )
+        session, identity = request_identity(ctx)
         key = (session, identity.token, identity.name)
         with self._lock:
             client = self._clients.get(key)
@@ -384,20 +371,3 @@ class Gateway:
         if kept is client:
             logger.info("client %s connected (%s)", identity.label, session)
         return kept
-
-
-def _modern(ctx: Any) -> bool:
-    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-    return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-
-
-def _elicits(ctx: Any) -> bool:
-    """Whether the client declared form elicitation (a bare ``elicitation: {}`` counts)."""
-    capabilities = ctx.session.client_capabilities
-    elicitation = getattr(capabilities, "elicitation", None)
-    if elicitation is None:
-        return False
-    return (
-        getattr(elicitation, "form", None) is not None or getattr(elicitation, "url", None) is None
-    )
