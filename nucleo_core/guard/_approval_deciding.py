@@ -10,7 +10,7 @@ store its `approve` and `reject` on its own ``_decide``. A row keeps the record'
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -24,6 +24,7 @@ from nucleo_core.guard.approval_record import (
     ApprovalRecord,
     ApprovalStatus,
     ApprovalStoreError,
+    stored_as,
 )
 from nucleo_core.guard.elicitation_answer import answer_problems
 
@@ -34,6 +35,8 @@ __all__ = [
     "decided_record",
     "encoded",
     "from_row",
+    "listed",
+    "listing_query",
     "refusal",
     "row_values",
 ]
@@ -74,6 +77,36 @@ class DecidesOnce:
 
     def _decide(self, approval_id: str, decide: Decide) -> ApprovalRecord:
         raise NotImplementedError
+
+
+def listing_query(
+    table: str, mark: str, status: ApprovalStatus | None, conversation_id: str | None
+) -> tuple[str, tuple[str, ...]]:
+    """A SQL store's query of `ApprovalStore.list` over ``table``, and its parameters.
+
+    ``mark`` is the driver's placeholder (``?``, ``%s``). Only the rows that can read as
+    ``status`` are selected (`stored_as`), so the others are never parsed; `listed` keeps
+    those that do.
+    """
+    where: list[str] = []
+    params: tuple[str, ...] = ()
+    if conversation_id is not None:
+        where.append(f"conversation_id = {mark}")
+        params = (conversation_id,)
+    if status is not None:
+        stored = stored_as(status)
+        where.append(f"status IN ({', '.join([mark] * len(stored))})")
+        params += stored
+    query = f"SELECT status, record FROM {table}"
+    if where:
+        query += " WHERE " + " AND ".join(where)
+    return query + " ORDER BY requested_at, id", params
+
+
+def listed(rows: Iterable[tuple[str, str]], status: ApprovalStatus | None) -> list[ApprovalRecord]:
+    """The records of ``rows`` that read as ``status`` now (all of them without one)."""
+    found = [from_row(row) for row in rows]
+    return [r for r in found if status is None or r.status_at() == status]
 
 
 def row_values(records: Sequence[ApprovalRecord]) -> list[tuple[str, str, str, float, float, str]]:

@@ -23,6 +23,8 @@ from nucleo_core.guard._approval_deciding import (
     DecidesOnce,
     encoded,
     from_row,
+    listed,
+    listing_query,
     refusal,
     row_values,
 )
@@ -30,7 +32,6 @@ from nucleo_core.guard.approval_record import (
     ApprovalRecord,
     ApprovalStatus,
     ApprovalStoreError,
-    stored_as,
 )
 from nucleo_core.stores.postgres import PostgresDatabase, database
 
@@ -108,22 +109,11 @@ class PostgresApprovalStore(DecidesOnce):
         self, *, status: ApprovalStatus | None = None, conversation_id: str | None = None
     ) -> list[ApprovalRecord]:
         """The approvals (see `ApprovalStore.list`)."""
-        where: list[str] = []
-        params: tuple[object, ...] = ()
-        if conversation_id is not None:
-            where.append("conversation_id = %s")
-            params = (conversation_id,)
-        if status is not None:  # only the rows that can read as it: no parse of the others
-            where.append("status = ANY(%s)")
-            params += (list(stored_as(status)),)
-        query = "SELECT status, record FROM nucleo_approvals"
-        if where:
-            query += " WHERE " + " AND ".join(where)
+        query, params = listing_query("nucleo_approvals", "%s", status, conversation_id)
         with self._tx("list approvals") as db:
-            db.execute(query + " ORDER BY requested_at, id", params)
+            db.execute(query, params)
             rows = db.fetchall()
-        found = [from_row(row) for row in rows]
-        return [r for r in found if status is None or r.status_at() == status]
+        return listed(rows, status)
 
     def claim(self, approval_id: str) -> bool:
         """Approved → consumed, once (see `ApprovalStore.claim`)."""

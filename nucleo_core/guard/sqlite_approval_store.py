@@ -18,6 +18,8 @@ from nucleo_core.guard._approval_deciding import (
     DecidesOnce,
     encoded,
     from_row,
+    listed,
+    listing_query,
     refusal,
     row_values,
 )
@@ -25,7 +27,6 @@ from nucleo_core.guard.approval_record import (
     ApprovalRecord,
     ApprovalStatus,
     ApprovalStoreError,
-    stored_as,
 )
 from nucleo_core.stores.sqlite import immediate, open_sqlite, run_script, schema_version
 
@@ -111,22 +112,10 @@ class SQLiteApprovalStore(DecidesOnce):
         self, *, status: ApprovalStatus | None = None, conversation_id: str | None = None
     ) -> list[ApprovalRecord]:
         """The approvals (see `ApprovalStore.list`)."""
-        where: list[str] = []
-        params: tuple[str, ...] = ()
-        if conversation_id is not None:
-            where.append("conversation_id = ?")
-            params = (conversation_id,)
-        if status is not None:  # only the rows that can read as it: no parse of the others
-            stored = stored_as(status)
-            where.append(f"status IN ({', '.join('?' * len(stored))})")
-            params += stored
-        query = "SELECT status, record FROM approvals"
-        if where:
-            query += " WHERE " + " AND ".join(where)
+        query, params = listing_query("approvals", "?", status, conversation_id)
         with self._lock:
-            rows = self._db().execute(query + " ORDER BY requested_at, id", params).fetchall()
-        found = [from_row(row) for row in rows]
-        return [r for r in found if status is None or r.status_at() == status]
+            rows = self._db().execute(query, params).fetchall()
+        return listed(rows, status)
 
     def claim(self, approval_id: str) -> bool:
         """Approved → consumed, once (see `ApprovalStore.claim`)."""
