@@ -24,7 +24,9 @@ failing observer would fail the run it watches.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+from nucleo_core.hub._observer import AdmissionKind, AdmissionObserver
 
 if TYPE_CHECKING:
     import contextvars
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approval
     from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.admission import AdmissionEvent
+    from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelEntry
     from nucleo_core.models.messages import Usage
     from nucleo_core.models.request import ModelRequest, ModelResponse
@@ -40,10 +43,7 @@ if TYPE_CHECKING:
     from nucleo_core.thinking.tool_call import ToolCall
     from nucleo_core.tools.provider import ToolProvider
 
-__all__ = ["AdmissionKind", "CallTrace", "ChatTrace", "RunObserver", "RunTrace"]
-
-#: What an admission decided: a grant, a refusal, or the revocation of an earlier grant.
-AdmissionKind = Literal["grant", "refusal", "revocation"]
+__all__ = ["AdmissionKind", "CallTrace", "ChatTrace", "RunObserver", "RunTrace", "run_observer"]
 
 
 class RunTrace(Protocol):
@@ -98,8 +98,12 @@ class CallTrace(Protocol):
         """
 
 
-class RunObserver(Protocol):
-    """What the core reports a run's steps to (see the module); set it as ``hub.observer``."""
+class RunObserver(AdmissionObserver, Protocol):
+    """What the core reports a run's steps to (see the module); set it as ``hub.observer``.
+
+    The hub itself calls `admission` only (`nucleo_core.hub`'s narrow ``AdmissionObserver``,
+    which this protocol extends); the thinkers and tool executions call the rest.
+    """
 
     def run_started(self, thinker: Any, conversation_id: str, *, resumed: bool) -> RunTrace:
         """``thinker`` starts a run (``resumed``: it resumes a paused one) in a conversation."""
@@ -112,3 +116,13 @@ class RunObserver(Protocol):
 
     def admission(self, thinker: Any, event: AdmissionEvent, kind: AdmissionKind) -> None:
         """The hub decided an admission for ``thinker`` (``event`` is its record)."""
+
+
+def run_observer(hub: ToolHub) -> RunObserver | None:
+    """The observer of ``hub``'s runs (``hub.observer``), as the thinkers and executions call it.
+
+    The hub knows its observer only as far as it calls it itself (``AdmissionObserver``); what
+    is set there is a `RunObserver` (`nucleo_core.telemetry.instrument` sets one).
+    """
+    # Read untyped: the hub declares the narrow type only, whatever was set on it.
+    return cast("RunObserver | None", getattr(hub, "observer", None))
