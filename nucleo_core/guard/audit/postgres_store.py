@@ -29,9 +29,8 @@ from nucleo_core.guard.audit.records import (
     GENESIS_DIGEST,
     AuditRecord,
     chain_digest,
-    format_time,
 )
-from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling, paged_records
+from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling, page_query, paged_records
 from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
 from nucleo_core.stores.errors import StoreVersionError
 from nucleo_core.stores.postgres import PostgresDatabase, database
@@ -72,6 +71,13 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 
 _COLUMNS = "sequence, content, prev_digest, digest"
+
+
+def _field(name: str) -> str:
+    """The top-level field ``name`` of a record's content, in SQL."""
+    return f"(content::jsonb ->> '{name}')"
+
+
 # Rows read per query, as in SQLite: a reader never holds a connection while its caller works.
 _PAGE = 500
 
@@ -181,17 +187,8 @@ class PostgresAuditStore(FollowsByPolling):
     def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
         """The records ``query`` selects, in sequence order; see `AuditStore.read`."""
         selected = query or AuditQuery()
-        where = ["sequence > %s"]
-        parameters: list[Any] = []
-        if selected.since is not None:
-            where.append("(content::jsonb ->> 'at') >= %s")
-            parameters.append(format_time(selected.since))
-        if selected.kinds:
-            where.append("(content::jsonb ->> 'kind') = ANY(%s)")
-            parameters.append(sorted(selected.kinds))
-        sql = (
-            f"SELECT {_COLUMNS} FROM nucleo_audit_records WHERE {' AND '.join(where)} "
-            f"ORDER BY sequence LIMIT {_PAGE}"
+        sql, parameters = page_query(
+            selected, table="nucleo_audit_records", mark="%s", field=_field, page=_PAGE
         )
 
         def fetch(after: int) -> list[Any]:

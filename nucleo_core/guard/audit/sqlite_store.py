@@ -46,9 +46,8 @@ from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.records import (
     GENESIS_DIGEST,
     AuditRecord,
-    format_time,
 )
-from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling, paged_records
+from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling, page_query, paged_records
 from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
 from nucleo_core.stores.sqlite import immediate, open_sqlite, run_script, schema_version
 
@@ -111,6 +110,13 @@ _COLUMNS = "sequence, content, prev_digest, digest"
 _CHECKPOINT_BYTES = 4 << 20
 _CHECKPOINT_LATE = 4
 _ROW_BYTES = 160
+
+
+def _field(name: str) -> str:
+    """The top-level field ``name`` of a record's content, in SQL."""
+    return f"json_extract(content, '$.{name}')"
+
+
 # Rows read per query: a reader holds the connection's lock for one page at a time.
 _PAGE = 500
 
@@ -233,18 +239,8 @@ class SQLiteAuditStore(FollowsByPolling):
     def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
         """The records ``query`` selects, in sequence order; see `AuditStore.read`."""
         selected = query or AuditQuery()
-        where = ["sequence > ?"]
-        parameters: list[Any] = []
-        if selected.since is not None:
-            where.append("json_extract(content, '$.at') >= ?")
-            parameters.append(format_time(selected.since))
-        if selected.kinds:
-            marks = ", ".join("?" * len(selected.kinds))
-            where.append(f"json_extract(content, '$.kind') IN ({marks})")
-            parameters.extend(sorted(selected.kinds))
-        sql = (
-            f"SELECT {_COLUMNS} FROM audit_records WHERE {' AND '.join(where)} "
-            f"ORDER BY sequence LIMIT {_PAGE}"
+        sql, parameters = page_query(
+            selected, table="audit_records", mark="?", field=_field, page=_PAGE
         )
 
         def fetch(after: int) -> list[Any]:

@@ -19,12 +19,19 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from nucleo_core.guard.audit.records import AuditRecord, record_from_row
+from nucleo_core.guard.audit.records import AuditRecord, format_time, record_from_row
 from nucleo_core.guard.audit.verify import VerifyReport
 
-__all__ = ["AuditQuery", "AuditStore", "FollowsByPolling", "follow_records", "paged_records"]
+__all__ = [
+    "AuditQuery",
+    "AuditStore",
+    "FollowsByPolling",
+    "follow_records",
+    "page_query",
+    "paged_records",
+]
 
 _GLOB = frozenset("*?[")
 
@@ -186,6 +193,31 @@ class FollowsByPolling:
     ) -> Iterator[AuditRecord]:
         """The records ``query`` selects, then each new one; see `AuditStore.follow`."""
         return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
+
+
+def page_query(
+    query: AuditQuery, *, table: str, mark: str, field: Callable[[str], str], page: int
+) -> tuple[str, list[Any]]:
+    """A SQL store's query of one page of `paged_records`, and its parameters but the first.
+
+    The filters the content answers in SQL (``since``, ``kinds``; the others are matched on
+    each record read): ``field(name)`` is the backend's expression of the content's top-level
+    ``name``, ``mark`` its placeholder. The first parameter, the sequence number to read
+    after, is the page's.
+    """
+    where = [f"sequence > {mark}"]
+    parameters: list[Any] = []
+    if query.since is not None:
+        where.append(f"{field('at')} >= {mark}")
+        parameters.append(format_time(query.since))
+    if query.kinds:
+        where.append(f"{field('kind')} IN ({', '.join([mark] * len(query.kinds))})")
+        parameters.extend(sorted(query.kinds))
+    sql = (
+        f"SELECT sequence, content, prev_digest, digest FROM {table} "
+        f"WHERE {' AND '.join(where)} ORDER BY sequence LIMIT {page}"
+    )
+    return sql, parameters
 
 
 def paged_records(
