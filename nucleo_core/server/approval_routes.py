@@ -14,7 +14,7 @@ from fastapi import FastAPI, Path, Query
 from fastapi.responses import JSONResponse
 
 from nucleo_core.server.errors import ApiError
-from nucleo_core.server.executions import is_api_execution, requester
+from nucleo_core.server.executions import execution_pending, is_api_execution, requester
 from nucleo_core.server.identity import Identity
 from nucleo_core.server.models import (
     ApprovalDecided,
@@ -65,15 +65,7 @@ def add_approval_routes(app: FastAPI, service: ApiService) -> None:
             )
         result = await executions.settle(record)
         if result is None:
-            pending = ExecutionPending(
-                approval_id=record.id,
-                call_id=record.call_id,
-                tool=record.tool,
-                source=record.source,
-                decided_by=record.decided_by_rule,
-                approval_url=f"/api/approvals/{record.id}",
-                execution_url=f"/api/executions/{record.id}",
-            )
+            pending = execution_pending(record)
             return JSONResponse(pending.model_dump(mode="json"), status_code=202)
         return JSONResponse(result.model_dump(mode="json"))
 

@@ -45,6 +45,14 @@ _SSE_EVENT: dict[str, Any] = {
     },
 }
 
+# The filters both routes take, as ``nucleo audit`` takes them.
+_Since = Annotated[str | None, Query(max_length=100, pattern=_SINCE_PATTERN, description=_SINCE)]
+_Thinker = Annotated[str | None, Query(max_length=TEXT, description=_THINKER)]
+_Tool = Annotated[str | None, Query(max_length=TEXT, description=TOOL)]
+_Kinds = Annotated[list[AuditKind] | None, Query(description="Only records of these kinds.")]
+_After = Annotated[int, Query(ge=0, le=_MAX_CURSOR, description=_AFTER)]
+_Developer = Annotated[bool, Query(description=_DEVELOPER)]
+
 
 def add_audit_routes(app: FastAPI, service: ApiService) -> None:
     """Route ``/api/audit`` and ``/api/audit/stream`` to ``service``'s audit reader."""
@@ -53,17 +61,13 @@ def add_audit_routes(app: FastAPI, service: ApiService) -> None:
     @app.get("/api/audit", tags=["audit"], responses=errors(401, 422))
     def audit_page(
         who: Identity,
-        since: Annotated[
-            str | None, Query(max_length=100, pattern=_SINCE_PATTERN, description=_SINCE)
-        ] = None,
-        thinker: Annotated[str | None, Query(max_length=TEXT, description=_THINKER)] = None,
-        tool: Annotated[str | None, Query(max_length=TEXT, description=TOOL)] = None,
-        kind: Annotated[
-            list[AuditKind] | None, Query(description="Only records of these kinds.")
-        ] = None,
-        after: Annotated[int, Query(ge=0, le=_MAX_CURSOR, description=_AFTER)] = 0,
+        since: _Since = None,
+        thinker: _Thinker = None,
+        tool: _Tool = None,
+        kind: _Kinds = None,
+        after: _After = 0,
         limit: Annotated[int, Query(ge=1, le=1000, description="At most this many records.")] = 100,
-        developer: Annotated[bool, Query(description=_DEVELOPER)] = False,
+        developer: _Developer = False,
     ) -> AuditPage:
         """The audit record, a page at a time, with the filters of ``nucleo audit``.
 
@@ -93,16 +97,12 @@ def add_audit_routes(app: FastAPI, service: ApiService) -> None:
     )
     def audit_stream(
         who: Identity,
-        since: Annotated[
-            str | None, Query(max_length=100, pattern=_SINCE_PATTERN, description=_SINCE)
-        ] = None,
-        thinker: Annotated[str | None, Query(max_length=TEXT, description=_THINKER)] = None,
-        tool: Annotated[str | None, Query(max_length=TEXT, description=TOOL)] = None,
-        kind: Annotated[
-            list[AuditKind] | None, Query(description="Only records of these kinds.")
-        ] = None,
-        after: Annotated[int, Query(ge=0, le=_MAX_CURSOR, description=_AFTER)] = 0,
-        developer: Annotated[bool, Query(description=_DEVELOPER)] = False,
+        since: _Since = None,
+        thinker: _Thinker = None,
+        tool: _Tool = None,
+        kind: _Kinds = None,
+        after: _After = 0,
+        developer: _Developer = False,
         last_event_id: Annotated[
             str | None,
             Header(

@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final, Literal, final
 
 from nucleo_core.errors import InvalidToolInput, PermissionDenied, UnknownTool
@@ -48,7 +47,14 @@ if TYPE_CHECKING:
     from nucleo_core.thinking._execution_audit import CallAudit
     from nucleo_core.tools import ToolProvider
 
-__all__ = ["API_CALLER", "EXECUTION_PREFIX", "ApiCaller", "Executions", "is_api_execution"]
+__all__ = [
+    "API_CALLER",
+    "EXECUTION_PREFIX",
+    "ApiCaller",
+    "Executions",
+    "execution_pending",
+    "is_api_execution",
+]
 
 #: The API caller's class, by qualified name: what policy rules and the audit record name.
 API_CALLER: Final = "nucleo_core.server.executions.ApiCaller"
@@ -74,6 +80,19 @@ class ApiCaller(ThinkerBase):
 def is_api_execution(record: ApprovalRecord) -> bool:
     """Whether ``record`` is the approval of a call made through the API."""
     return record.thinker == API_CALLER and record.conversation_id.startswith(EXECUTION_PREFIX)
+
+
+def execution_pending(record: ApprovalRecord) -> ExecutionPending:
+    """The answer for an API execution that waits for ``record``: where to decide it."""
+    return ExecutionPending(
+        approval_id=record.id,
+        call_id=record.call_id,
+        tool=record.tool,
+        source=record.source,
+        decided_by=record.decided_by_rule,
+        approval_url=f"/api/approvals/{record.id}",
+        execution_url=f"/api/executions/{record.id}",
+    )
 
 
 def requester(identity: str) -> Requester:
@@ -141,39 +160,15 @@ class Executions:
 
     def _file(self, execution: ToolExecution, identity: str) -> ExecutionPending:
         """Keep the waiting call's approval in the store; say where to decide it."""
-        from nucleo_core.guard.approval_store import ApprovalRecord
-        from nucleo_core.guard.audit import arguments_digest
-
         pending = execution.pending_calls()[0]
-        request = pending.request
-        arguments = dict(request.arguments)
-        now = datetime.now(UTC)
-        record = ApprovalRecord(
-            id=pending.approval_id,
+        record = pending.approval_record(
             thinker=API_CALLER,
             conversation_id=f"{EXECUTION_PREFIX}{pending.call.id}",
-            call_id=pending.call.id,
-            tool=request.tool,
-            source=request.source,
-            risk=request.risk,
-            risk_declared=request.risk_declared,
-            arguments=arguments,
-            arguments_digest=arguments_digest(arguments),
-            decided_by_rule=request.decided_by,
             requested_by=identity,
-            requested_at=now,
-            expires_at=now + timedelta(seconds=self._expiry),
+            expiry=self._expiry,
         )
         self._approvals.add([record])
-        return ExecutionPending(
-            approval_id=record.id,
-            call_id=record.call_id,
-            tool=record.tool,
-            source=record.source,
-            decided_by=record.decided_by_rule,
-            approval_url=f"/api/approvals/{record.id}",
-            execution_url=f"/api/executions/{record.id}",
-        )
+        return execution_pending(record)
 
     async def settle(self, record: ApprovalRecord) -> ExecutionResult | None:
         """Run (approved) or refuse (rejected, expired) a decided API execution, once.
@@ -240,15 +235,7 @@ class Executions:
             )
         if provider is None:
             return ToolCall(id=call_id, name=name, raw_input=arguments)
-        try:
-            parsed = provider.parse_input(arguments)
-        except Exception as exc:  # a provider may break its contract; the call is still kept
-            if not isinstance(exc, InvalidToolInput):
-                exc = InvalidToolInput(provider.name, ["input: could not be validated"])
-            return ToolCall(
-                id=call_id, name=name, raw_input=arguments, provider=provider, error=exc
-            )
-        return ToolCall(id=call_id, name=name, raw_input=arguments, input=parsed, provider=provider)
+        return ToolCall.parsed(id=call_id, name=name, raw_input=arguments, provider=provider)
 
     def _execution(
         self,
