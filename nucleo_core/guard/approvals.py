@@ -20,11 +20,12 @@ temporary conversation), a deferred call is refused like a call with no approver
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
+
+from nucleo_core._answering import answer_of
 
 __all__ = ["Approval", "ApprovalRequest", "Approver", "ask_approver"]
 
@@ -96,9 +97,7 @@ async def ask_approver(approver: Approver, request: ApprovalRequest) -> Approval
     traceback.
     """
     try:
-        answer: object = approver(request)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        answer = await answer_of(approver, request)
     except Exception:
         logger.exception(
             "the approver failed on the call of %r; the call is rejected", request.tool
