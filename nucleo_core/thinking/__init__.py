@@ -26,16 +26,21 @@ from nucleo_core.thinking.inbox import Inbox
 from nucleo_core.thinking.llm_call import LLMCall
 from nucleo_core.thinking.reactive import ReactiveThinker
 from nucleo_core.thinking.response import ThinkingResponse
+from nucleo_core.thinking.seat_binding import LLMCallSeats as _LLMCallSeats
 from nucleo_core.thinking.single_objective import SingleObjectiveThinker
 from nucleo_core.thinking.thinker import ContentEvent, Thinker, ThinkerIterationLimit
 from nucleo_core.thinking.tool_call import ToolCall
 from nucleo_core.thinking.toolless import ToollessThinker
 from nucleo_core.thinking.transcript import render_transcript
+from nucleo_core.tools._seat_binding import bind_model_seats as _bind_model_seats
 
 if TYPE_CHECKING:
     from nucleo_core.thinking.benchmark import Benchmark, BenchmarkResult, BenchmarkRow
     from nucleo_core.thinking.io import SubThinkerInput, SubThinkerOutput
     from nucleo_core.thinking.sub_thinker import SubThinker
+
+#: A `ModelSeat` (declared in the tools layer) runs each of its exchanges as an `LLMCall`.
+_bind_model_seats(_LLMCallSeats())
 
 __all__ = [
     "ENVELOPE_FIELDS",

@@ -1,8 +1,8 @@
 """How a `ModelSeat` calls a model: one toolless `LLMCall` exchange (the seat's thinking side).
 
 A seat is declared in the tools layer, which knows neither `ThinkerDeclaration` nor `LLMCall`;
-`LLMCallSeats` is what it needs from above at call time (the `SeatBinding` protocol). Importing
-this module binds it, once, for every seat.
+`LLMCallSeats` is what it needs from above at call time (the `SeatBinding` protocol);
+``nucleo_core.thinking`` binds it, once, for every seat, when it is imported.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from nucleo_core.models.messages import Message
 from nucleo_core.thinking.correction import ResponseCorrection
 from nucleo_core.thinking.llm_call import LLMCall
 from nucleo_core.thinking.response import ThinkingResponse
-from nucleo_core.tools._seat_binding import bind_model_seats
 
 if TYPE_CHECKING:
     from nucleo_core.models.client import ModelClient
@@ -76,6 +75,3 @@ class LLMCallSeats:
             client=client,
         )
         return await call.run()
-
-
-bind_model_seats(LLMCallSeats())

@@ -80,10 +80,6 @@ def bind_model_seats(binding: SeatBinding) -> None:
 
 def bound_binding() -> SeatBinding:
     """The binding seats call through (`bind_model_seats`)."""
-    if _BOUND.binding is None:
-        # Compatibility path until ``nucleo_core.thinking`` imports its seat binding itself:
-        # importing that module binds the seats.
-        from nucleo_core.thinking import seat_binding  # noqa: F401
     binding = _BOUND.binding
     if binding is None:  # pragma: no cover - the thinking layer binds it when imported
         raise MisuseError("no model-seat binding: import nucleo_core.thinking first")
