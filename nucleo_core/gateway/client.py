@@ -370,13 +370,7 @@ def resolved_call(thinker: ThinkerBase, call_id: str, name: str, arguments: Any)
             error=error,
             input_problem=problem,
         )
-    try:
-        parsed = provider.parse_input(raw)
-    except Exception as exc:  # a provider may break its contract; the call is still kept
-        if not isinstance(exc, InvalidToolInput):
-            exc = InvalidToolInput(provider.name, ["input: could not be validated"])
-        return ToolCall(id=call_id, name=name, raw_input=raw, provider=provider, error=exc)
-    return ToolCall(id=call_id, name=name, raw_input=raw, input=parsed, provider=provider)
+    return ToolCall.parsed(id=call_id, name=name, raw_input=raw, provider=provider)
 
 
 def _qualified(cls: type[Any]) -> str:
