@@ -27,6 +27,7 @@ from nucleo_core.cli.hub import loaded_hub
 from nucleo_core.cli.links import DOCS_URL, docs_page
 from nucleo_core.cli.mcp import mcp
 from nucleo_core.cli.plugins import plugins
+from nucleo_core.cli.repeatable_option import repeatable_option
 from nucleo_core.cli.resume import resume
 from nucleo_core.cli.run import run
 from nucleo_core.cli.serve import serve
@@ -47,15 +48,12 @@ FORMATS = ("neutral", "openai", "anthropic", "mcp")
 
 
 def _from_option(command: _Command) -> _Command:
-    return click.option(
+    return repeatable_option(
         "--from",
         "sources",
-        multiple=True,
-        metavar="MODULE_OR_PATH",
-        help=(
-            "Load the tools a module defines: a dotted module name (found as `python -m` finds "
-            "one) or a path to a .py file. Repeatable."
-        ),
+        "MODULE_OR_PATH",
+        "Load the tools a module defines: a dotted module name (found as `python -m` finds "
+        "one) or a path to a .py file. Repeatable.",
     )(command)
 
 

@@ -23,6 +23,7 @@ import click
 from nucleo_core.cli import render
 from nucleo_core.cli.columns import Column
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.repeatable_option import repeatable_option
 from nucleo_core.cli.store import resolved_store, store_option
 
 if TYPE_CHECKING:
@@ -68,12 +69,11 @@ _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 @click.option(
     "--tool", metavar="NAME", help="Only records of this tool: a name, or a glob (send_*, mcp:*)."
 )
-@click.option(
+@repeatable_option(
     "--kind",
     "kinds",
-    multiple=True,
-    metavar="KIND",
-    help="Only records of this kind (grant, refusal, permission, approval_request, "
+    "KIND",
+    "Only records of this kind (grant, refusal, permission, approval_request, "
     "approval_decision, call_start, call_finish, notification, failure, revocation). "
     "Repeatable.",
 )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.repeatable_option import repeatable_option
 
 if TYPE_CHECKING:
     from nucleo_core.hub import ToolHub
@@ -44,22 +45,18 @@ _SERVER_REQUIREMENTS = "fastapi>=0.115 uvicorn>=0.30"
         "($NUCLEO_API_TOKEN or .nucleo/api-token). Put a TLS proxy in front."
     ),
 )
-@click.option(
+@repeatable_option(
     "--from",
     "sources",
-    multiple=True,
-    metavar="MODULE_OR_PATH",
-    help="Also serve the tools a module defines (as for `nucleo tools --from`). Repeatable.",
+    "MODULE_OR_PATH",
+    "Also serve the tools a module defines (as for `nucleo tools --from`). Repeatable.",
 )
-@click.option(
+@repeatable_option(
     "--thinker",
     "thinkers",
-    multiple=True,
-    metavar="THINKER",
-    help=(
-        "A thinker class (as for `nucleo catalog`) whose palette and catalog the listing shows; "
-        "its tools are served too. Repeatable."
-    ),
+    "THINKER",
+    "A thinker class (as for `nucleo catalog`) whose palette and catalog the listing shows; "
+    "its tools are served too. Repeatable.",
 )
 @click.option(
     "--max-body-bytes",

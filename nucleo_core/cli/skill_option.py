@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from nucleo_core.cli.command_error import CommandError
+from nucleo_core.cli.repeatable_option import repeatable_option
 
 if TYPE_CHECKING:
     from nucleo_core.hub import ThinkerBase
@@ -23,16 +24,13 @@ _Command = TypeVar("_Command", bound=Callable[..., Any])
 
 def skill_option(command: _Command) -> _Command:
     """The ``--skill NAME`` option (repeatable) of ``nucleo run`` and ``nucleo chat``."""
-    return click.option(
+    return repeatable_option(
         "--skill",
         "skill_names",
-        multiple=True,
-        metavar="NAME",
-        help=(
-            "Attach the skill NAME before the first turn (repeat for several). It is admitted "
-            "as the model's request_skill is, every guardrail asked; a skill kept from the "
-            "model (disable-model-invocation) may be attached this way too."
-        ),
+        "NAME",
+        "Attach the skill NAME before the first turn (repeat for several). It is admitted "
+        "as the model's request_skill is, every guardrail asked; a skill kept from the "
+        "model (disable-model-invocation) may be attached this way too.",
     )(command)
 
 

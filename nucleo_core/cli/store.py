@@ -9,6 +9,7 @@ when one is behind, newer than this nucleo, or absent. Both take the URL from ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,7 +18,7 @@ from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
 
 if TYPE_CHECKING:
-    from nucleo_core.stores import StoreURL
+    from nucleo_core.stores import ComponentState, StoreURL
 
 __all__ = ["resolved_store", "store", "store_option"]
 
@@ -55,6 +56,23 @@ def _postgres(given: str | None) -> StoreURL:
     return url
 
 
+def _states(
+    given: str | None, read: Callable[[StoreURL], list[ComponentState]]
+) -> tuple[StoreURL, list[ComponentState]]:
+    """The PostgreSQL store's URL, and what ``read`` says of its concerns' schemas.
+
+    Raises:
+        CommandError: No store URL is given, or the store cannot be read (or migrated).
+    """
+    from nucleo_core.stores import StoreError
+
+    url = _postgres(given)
+    try:
+        return url, read(url)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from exc
+
+
 @click.group()
 def store() -> None:
     """Create, migrate and check a shared (PostgreSQL) store."""
@@ -65,13 +83,9 @@ def store() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
 def migrate(store_url: str | None, as_json: bool) -> None:
     """Create or migrate the tables of conversations, approvals and the audit."""
-    from nucleo_core.stores import StoreError, migrate_store
+    from nucleo_core.stores import migrate_store
 
-    url = _postgres(store_url)
-    try:
-        states = migrate_store(url)
-    except StoreError as exc:
-        raise CommandError(str(exc)) from exc
+    url, states = _states(store_url, migrate_store)
     if as_json:
         render.print_json(
             {"store": str(url), "migrated": [_state_json(state, before=True) for state in states]}
@@ -90,13 +104,9 @@ def migrate(store_url: str | None, as_json: bool) -> None:
 @click.pass_context
 def check(ctx: click.Context, store_url: str | None, as_json: bool) -> None:
     """Print each concern's schema version; exit 1 unless every one is current."""
-    from nucleo_core.stores import StoreError, check_store
+    from nucleo_core.stores import check_store
 
-    url = _postgres(store_url)
-    try:
-        states = check_store(url)
-    except StoreError as exc:
-        raise CommandError(str(exc)) from exc
+    url, states = _states(store_url, check_store)
     if as_json:
         render.print_json({"store": str(url), "components": [_state_json(s) for s in states]})
     else:
