@@ -17,6 +17,7 @@ from nucleo_core.hub._guardrail_asking import (
     outcomes_within,
     rule_outcomes,
 )
+from nucleo_core.hub._thinker_entries import entries_of
 from nucleo_core.hub.admission import (
     Admission,
     AdmissionEvent,
@@ -275,19 +276,17 @@ def checked_timeout(admission_timeout: float) -> float:
 
 def _tool_catalog_of(thinker: Any) -> Sequence[ToolProvider]:
     """The thinker's catalog now, as `ThinkerBase` computes it (an override cannot widen it)."""
-    from nucleo_core.hub.thinker_base import ThinkerBase
-
-    if isinstance(thinker, ThinkerBase):
-        return ThinkerBase.tool_catalog(thinker)
+    entries = entries_of(thinker)
+    if entries is not None:
+        return entries.tool_catalog()
     return cast("Sequence[ToolProvider]", thinker.tool_catalog())  # a duck-typed thinker
 
 
 def _skill_catalog_of(thinker: Any, *, by_user: bool = False) -> Sequence[Skill]:
     """The thinker's skill catalog now, as `ThinkerBase` computes it (for a person, if asked)."""
-    from nucleo_core.hub.thinker_base import ThinkerBase
-
-    if isinstance(thinker, ThinkerBase):
-        return ThinkerBase.skill_catalog(thinker, by_user=by_user)
+    entries = entries_of(thinker)
+    if entries is not None:
+        return entries.skill_catalog(by_user)
     return cast("Sequence[Skill]", thinker.skill_catalog())
 
 

@@ -17,16 +17,20 @@ from typing import TYPE_CHECKING, Any, Protocol, final
 
 from nucleo_core._frozen import quick_init
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied, UnknownTool
+from nucleo_core.hub._palette_assembly import Ceiling, within
 from nucleo_core.tools.palette import ReadOnlyPalette
 
 if TYPE_CHECKING:
     from nucleo_core.guard.permission import PermissionDecision
-    from nucleo_core.hub.thinker_base import ThinkerBase
+    from nucleo_core.guard.permission_guard import PermissionGuard
+    from nucleo_core.hub._thinker_entries import ThinkerEntries
     from nucleo_core.tools.provider import ToolProvider
+    from nucleo_core.tools.registry import ToolRegistry
 
 __all__ = [
     "CallRequest",
     "ClearedCall",
+    "DoorThinker",
     "UnusableToolName",
     "available_provider",
     "call_door",
@@ -101,7 +105,41 @@ class ClearedCall:
     permission: PermissionDecision | None = None
 
 
-def call_door(thinker: ThinkerBase, call: CallRequest) -> ClearedCall:
+class _GuardedHub(Protocol):
+    @property
+    def guard(self) -> PermissionGuard | None:
+        """The hub's permission guard, if it has one."""
+
+
+class DoorThinker(Protocol):
+    """What the call door reads of the thinker a call is for: a `ThinkerBase`'s palette state."""
+
+    @property
+    def _hub(self) -> _GuardedHub:
+        """The thinker's hub, whose guard decides permission."""
+
+    @property
+    def _registry(self) -> ToolRegistry:
+        """The palette."""
+
+    @property
+    def _ceiling(self) -> Ceiling | None:
+        """A delegate's ceiling (``None``: none)."""
+
+    @property
+    def _offered(self) -> Mapping[str, ToolProvider]:
+        """What the thinker itself put in its palette, by name."""
+
+    @property
+    def _read_only(self) -> bool:
+        """Whether the palette is bound read-only."""
+
+    @property
+    def _entries(self) -> ThinkerEntries:
+        """The thinker's own implementations (whether a tool is still offered)."""
+
+
+def call_door(thinker: DoorThinker, call: CallRequest) -> ClearedCall:
     """Check ``call`` now, at the call: what it may run, and with which input.
 
     In order: **available** — the name is in this turn's palette as the thinker itself put it
@@ -134,7 +172,7 @@ def call_door(thinker: ThinkerBase, call: CallRequest) -> ClearedCall:
 
 
 def available_provider(
-    thinker: ThinkerBase, name: str | None, *, nameless: bool = False
+    thinker: DoorThinker, name: str | None, *, nameless: bool = False
 ) -> ToolProvider:
     """The door's first two steps for ``name``: the provider available now, read-only checked.
 
@@ -144,20 +182,20 @@ def available_provider(
         UnknownTool: The name is not available now (`UnusableToolName` when ``nameless``).
         ReadOnlyViolation: The thinker is bound read-only and the tool is not declared so.
     """
-    base = _THINKER_BASE or _thinker_base()
     registry = thinker._registry
+    ceiling = thinker._ceiling
     provider = registry.available(name) if name else None
     if (
         provider is None
-        or (thinker._ceiling is not None and not base._within_ceiling(thinker, provider))
-        or not base._offered_now(thinker, provider)
+        or not within(ceiling, provider)
+        or not thinker._entries.offered_now(provider)
     ):
         names = [
             each.name
             for each in registry.providers()
             if registry.available(each.name) is each
             and thinker._offered.get(each.name) == each
-            and base._within_ceiling(thinker, each)
+            and within(ceiling, each)
         ]
         raise UnusableToolName(names) if nameless else UnknownTool(names)
     if thinker._read_only:
@@ -188,18 +226,6 @@ def parsed_input(provider: ToolProvider, call: CallRequest) -> Any:
         raise
     except Exception as exc:  # a provider may break its contract; the model reads no detail
         raise InvalidToolInput(provider.name, ["input: could not be validated"]) from exc
-
-
-#: `ThinkerBase`, imported at the first call (thinker_base imports this module).
-_THINKER_BASE: type[ThinkerBase] | None = None
-
-
-def _thinker_base() -> type[ThinkerBase]:
-    global _THINKER_BASE
-    from nucleo_core.hub.thinker_base import ThinkerBase
-
-    _THINKER_BASE = ThinkerBase
-    return ThinkerBase
 
 
 @final

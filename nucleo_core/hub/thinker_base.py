@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from nucleo_core.hub._meta_offers import MetaToolOffers
@@ -22,6 +23,7 @@ from nucleo_core.hub._palette_assembly import (
     within,
 )
 from nucleo_core.hub._skill_binding import SkillBinding
+from nucleo_core.hub._thinker_entries import ThinkerEntries
 from nucleo_core.hub.call_door import available_provider
 from nucleo_core.hub.meta_tools import (
     REQUEST_SKILL,
@@ -88,6 +90,12 @@ class ThinkerBase:
             hub = ToolHub.default()
         self._hub = hub
         self._read_only = bool(read_only)
+        # Its own implementations, for admission and the call door (`ThinkerEntries`).
+        self._entries = ThinkerEntries(
+            tool_catalog=partial(ThinkerBase.tool_catalog, self),
+            skill_catalog=lambda by_user: ThinkerBase.skill_catalog(self, by_user=by_user),
+            offered_now=partial(ThinkerBase._offered_now, self),
+        )
         self._registry = ToolRegistry()
         self._lock = threading.RLock()
         self._added: list[ToolProvider] = []

@@ -1,0 +1,38 @@
+"""`ThinkerEntries`: a thinker's own implementations, for the framework code that calls it.
+
+The hub's admission and the call door call a `ThinkerBase` through the base
+class's implementations, never through an override a subclass made (an override of
+`ThinkerBase.tool_catalog` must not widen what admission grants from). Each thinker hands
+them over bound to itself, so that code reaches them without importing the class: it sits
+below `ThinkerBase`, which imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nucleo_core.skills.skill import Skill
+    from nucleo_core.tools.provider import ToolProvider
+
+__all__ = ["ThinkerEntries", "entries_of"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThinkerEntries:
+    """One thinker's base-class implementations, bound to it (see the module)."""
+
+    #: `ThinkerBase.tool_catalog`.
+    tool_catalog: Callable[[], Sequence[ToolProvider]]
+    #: `ThinkerBase.skill_catalog` (``by_user``).
+    skill_catalog: Callable[[bool], Sequence[Skill]]
+    #: Whether a provider in the palette is still offered at this moment.
+    offered_now: Callable[[ToolProvider], bool]
+
+
+def entries_of(thinker: Any) -> ThinkerEntries | None:
+    """``thinker``'s entries when it is a `ThinkerBase`; ``None`` for a duck-typed thinker."""
+    entries = getattr(thinker, "_entries", None)
+    return entries if isinstance(entries, ThinkerEntries) else None
