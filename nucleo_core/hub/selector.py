@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 from types import ModuleType
+from typing import Self
 
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
@@ -32,29 +33,29 @@ class ToolSelector:
         self._tools: list[ToolProvider] = []
         self._mcp_servers: list[str] = []
 
-    def add_module(self, module: str | ModuleType) -> ToolSelector:
+    def add_module(self, module: str | ModuleType) -> Self:
         """Select the tools ``module`` itself defines (a dotted name or the module)."""
         self._modules.append(module)
         return self
 
-    def add_class(self, tool: ToolLike) -> ToolSelector:
+    def add_class(self, tool: ToolLike) -> Self:
         """Select one ``@tool``-declared class or function, or a provider."""
         self._tools.append(provider_for(tool))
         return self
 
     add_tool = add_class
 
-    def add_provider(self, *providers: ToolProvider) -> ToolSelector:
+    def add_provider(self, *providers: ToolProvider) -> Self:
         """Select providers (an MCP server's tools, a host's own)."""
         self._tools.extend(providers)
         return self
 
-    def add_pack(self, pattern: str) -> ToolSelector:
+    def add_pack(self, pattern: str) -> Self:
         """Select installed tool packs by ``nucleo.tools`` entry-point name or glob."""
         self._packs.append(pattern)
         return self
 
-    def add_mcp_server(self, name: str) -> ToolSelector:
+    def add_mcp_server(self, name: str) -> Self:
         """Select the tools of the configured MCP server ``name``.
 
         The server's ``thinkers`` setting must be ``"selector"``.
@@ -92,7 +93,7 @@ class ToolSelector:
         return f"ToolSelector(modules={modules}, packs={self._packs}, tools={len(self._tools)})"
 
     @classmethod
-    def of(cls, tools: Iterable[ToolLike]) -> ToolSelector:
+    def of(cls, tools: Iterable[ToolLike]) -> Self:
         """A selector of exactly these tools."""
         selector = cls()
         for item in tools:
