@@ -19,13 +19,12 @@ Declared in ``[tool.nucleo.skills]`` of ``pyproject.toml`` or ``[skills]`` of ``
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from nucleo_core.skills._project_table import nearest_config, read_table
 from nucleo_core.skills.aliases import aliases_from
 from nucleo_core.skills.errors import SkillsConfigError
 
@@ -99,20 +98,8 @@ def skills_config_from_file(path: str | os.PathLike[str]) -> SkillsConfig | None
     Raises:
         SkillsConfigError: The file is not valid TOML or the table is malformed.
     """
-    file = Path(path)
-    try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise SkillsConfigError(f"{file}: not valid TOML ({exc})") from exc
-    keys = ("tool", "nucleo", "skills") if file.name == "pyproject.toml" else ("skills",)
-    table: Any = document
-    for depth, key in enumerate(keys):
-        if key not in table:
-            return None
-        table = table[key]
-        if not isinstance(table, dict):
-            raise SkillsConfigError(f"{file}: {'.'.join(keys[: depth + 1])} must be a table")
-    return skills_config_from_mapping(table, origin=f"{file} [{'.'.join(keys)}]")
+    table, origin = read_table(path, "skills", SkillsConfigError)
+    return None if table is None else skills_config_from_mapping(table, origin=origin)
 
 
 def discover_skills_config(start: str | os.PathLike[str] | None = None) -> SkillsConfig:
@@ -125,17 +112,11 @@ def discover_skills_config(start: str | os.PathLike[str] | None = None) -> Skill
     Raises:
         SkillsConfigError: The configuration found is malformed.
     """
-    directory = Path(start) if start is not None else Path.cwd()
-    for folder in (directory, *directory.resolve().parents):
-        nucleo_toml = folder / "nucleo.toml"
-        if nucleo_toml.is_file():
-            found = skills_config_from_file(nucleo_toml)
-            return found or SkillsConfig(origin=f"defaults ({nucleo_toml} has no [skills] table)")
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            found = skills_config_from_file(pyproject)
-            if found is not None:
-                return found
+    found, file = nearest_config(start, skills_config_from_file)
+    if found is not None:
+        return found
+    if file is not None:
+        return SkillsConfig(origin=f"defaults ({file} has no [skills] table)")
     return SkillsConfig()
 
 
