@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -90,13 +90,8 @@ def split_allowed_tools(text: str) -> tuple[str, ...]:
     """
     entries: list[str] = []
     current: list[str] = []
-    depth = 0
-    for character in text:
-        if character == "(":
-            depth += 1
-        elif character == ")" and depth:
-            depth -= 1
-        elif depth == 0 and (character.isspace() or character == ","):
+    for character, outside in _at_top_level(text):
+        if outside and (character.isspace() or character == ","):
             if current:
                 entries.append("".join(current))
                 current = []
@@ -210,21 +205,14 @@ class _Checker:
                 "the front matter has no 'description'; add 'description: ...' saying what "
                 "the skill does and when to use it"
             )
-        if not isinstance(value, str):
-            raise self._fail(
-                f"'description' is {_kind(value)}, not a string; write it as text, quoted if "
-                "need be"
-            )
-        # A folded or literal block (`description: >`) ends with a newline nobody means.
-        text = value.strip()
-        if not text:
-            raise self._fail("'description' is empty; say what the skill does and when to use it")
-        if len(text) > DESCRIPTION_MAX_LENGTH:
-            raise self._fail(
-                f"'description' has {len(text)} characters; at most {DESCRIPTION_MAX_LENGTH} "
-                "are allowed, so shorten it and move the detail into the instructions"
-            )
-        return text
+        return self._text(
+            "description",
+            value,
+            limit=DESCRIPTION_MAX_LENGTH,
+            as_text="write it as text, quoted if need be",
+            when_empty="say what the skill does and when to use it",
+            shorten="shorten it and move the detail into the instructions",
+        )
 
     def license(self) -> str | None:
         value = self._fields.get("license")
@@ -239,20 +227,32 @@ class _Checker:
         value = self._fields.get("compatibility")
         if value is None:
             return None
+        return self._text(
+            "compatibility",
+            value,
+            limit=COMPATIBILITY_MAX_LENGTH,
+            as_text="describe the environment the skill needs as text",
+            when_empty="describe what the skill needs, or remove the field",
+            shorten="shorten it",
+        )
+
+    def _text(
+        self, key: str, value: object, *, limit: int, as_text: str, when_empty: str, shorten: str
+    ) -> str:
+        """A text field, stripped: a string, not empty, at most ``limit`` characters.
+
+        Each refusal names the field and says what to do (``as_text``, ``when_empty``,
+        ``shorten``).
+        """
         if not isinstance(value, str):
-            raise self._fail(
-                f"'compatibility' is {_kind(value)}, not a string; describe the environment "
-                "the skill needs as text"
-            )
+            raise self._fail(f"'{key}' is {_kind(value)}, not a string; {as_text}")
+        # A folded or literal block (`description: >`) ends with a newline nobody means.
         text = value.strip()
         if not text:
+            raise self._fail(f"'{key}' is empty; {when_empty}")
+        if len(text) > limit:
             raise self._fail(
-                "'compatibility' is empty; describe what the skill needs, or remove the field"
-            )
-        if len(text) > COMPATIBILITY_MAX_LENGTH:
-            raise self._fail(
-                f"'compatibility' has {len(text)} characters; at most "
-                f"{COMPATIBILITY_MAX_LENGTH} are allowed, so shorten it"
+                f"'{key}' has {len(text)} characters; at most {limit} are allowed, so {shorten}"
             )
         return text
 
@@ -298,7 +298,7 @@ class _Checker:
         value = self._fields.get("allowed-tools")
         if not isinstance(value, str):
             return False
-        return "," in "".join(part for part in _outside_parentheses(value))
+        return any(outside and character == "," for character, outside in _at_top_level(value))
 
     def disable_model_invocation(self) -> bool:
         value = self._fields.get(_DISABLE_MODEL_INVOCATION)
@@ -324,18 +324,21 @@ class _Checker:
         return MappingProxyType(kept)
 
 
-def _outside_parentheses(text: str) -> list[str]:
-    """The characters of ``text`` that are not inside parentheses."""
-    kept: list[str] = []
+def _at_top_level(text: str) -> Iterator[tuple[str, bool]]:
+    """Each character of ``text``, and whether it stands outside any parentheses.
+
+    A parenthesis that opens or closes a pair counts as inside; an unmatched ``)`` as outside.
+    """
     depth = 0
     for character in text:
         if character == "(":
             depth += 1
+            yield character, False
         elif character == ")" and depth:
             depth -= 1
-        elif depth == 0:
-            kept.append(character)
-    return kept
+            yield character, False
+        else:
+            yield character, depth == 0
 
 
 def _json_safe(value: object) -> Any:
