@@ -21,22 +21,19 @@ rather than ``bm25s`` or ``rank-bm25``, measured on this project's machine:
 So tantivy is a runtime dependency of nucleo-core rather than an extra: lexical search is the
 default path of a core feature (`search_tools`), and it must work wherever nucleo installs.
 
-Ranking: every query word is looked up in three fields, each BM25-scored and weighted
-(`FIELD_WEIGHTS`): the tool's name split into words (and whole), its name's words with its
-description, and its parameters' names with their descriptions; the word scores in its best
-field, and a tool's score is the sum over the query's words. A word's synonyms in tool
-vocabulary count at `SYNONYM_WEIGHT` of the word itself (see `nucleo_core.search._analysis`).
+How a query ranks the tools (three weighted fields, synonyms, ties broken by name) is
+`nucleo_core.search._ranking`; the closest names to a mistyped one are
+`nucleo_core.search._suggestion`'s.
 With an embedder (the optional ``semantic`` extra), the lexical ranking is fused with a
 semantic one (`nucleo_core.search.semantic`).
 """
 
 from __future__ import annotations
 
-import difflib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.search._analysis import (
     MAX_QUERY_CHARS,
@@ -45,49 +42,24 @@ from nucleo_core.search._analysis import (
     query_words,
     tool_text,
 )
+from nucleo_core.search._ranking import FIELD_WEIGHTS, SYNONYM_WEIGHT, best_hits, ranking_query
 from nucleo_core.search._records import ToolRecord, read_records
+from nucleo_core.search._suggestion import closest_names
 from nucleo_core.search.hit import ToolSearchHit
 from nucleo_core.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
-    import tantivy
-
     from nucleo_core.search._engine import Engine
     from nucleo_core.search.semantic import Embedder
 
 __all__ = ["FIELD_WEIGHTS", "SYNONYM_WEIGHT", "ToolIndex"]
 
-#: How much a match in each field counts. A query word scores in its best field only (a
-#: disjunction max): found in the name and again in the description (which holds the name's
-#: words too, as plain BM25 over name and description would), it is one piece of evidence,
-#: not two, so tools that merely share a name word (every ``slack_*`` tool for "slack") do not
-#: outrank the one the query describes. The name and the description count alike (the short
-#: name field scores a match higher by itself); the parameters' names and descriptions, the
-#: weakest evidence, count least. Chosen on the development set's ``dev`` half only (see
-#: benchmarks/bench_search.py); the sum over fields it replaces ranked the right tool first
-#: less often there (recall@1 0.544 against 0.578) at the same recall@5. The parameters'
-#: weight (0.3 before) and the synonyms' (0.2 before) were raised once the set held queries
-#: stated as tasks, which share fewer words with a tool's description and more with its
-#: parameters and its vocabulary's synonyms (``dev`` recall@5 0.672 -> 0.704).
-FIELD_WEIGHTS: Final = {
-    "name": 1.0,
-    "description": 1.0,
-    "parameters": 0.6,
-}
-#: A synonym's weight relative to the word the query used.
-SYNONYM_WEIGHT: Final = 0.5
-
 #: Removed tools, as a share of the indexed documents, past which the engine is rebuilt so
 #: that their terms stop counting in the statistics (and never below `_COMPACT_MINIMUM`).
 _COMPACT_SHARE = 0.25
 _COMPACT_MINIMUM = 64
-#: How many hits beyond ``limit`` are fetched, so that ties at the cut are broken by name.
-_TIE_MARGIN = 8
 #: How deep each ranking goes before they are fused (semantic ranking only).
 _FUSION_DEPTH = 50
-#: Suggestions closer than this (0..1, difflib's ratio or the share of shared words) only.
-_SUGGESTION_CUTOFF = 0.5
-_SUGGESTION_POOL = 24
 _MAX_LIMIT = 1_000
 
 
@@ -269,9 +241,7 @@ class ToolIndex:
             TypeError: ``query`` is not text or ``limit`` is not an integer.
             ValueError: ``limit`` is outside 1..1,000.
         """
-        if not isinstance(query, str):
-            raise TypeError(f"query must be text (str), not {type(query).__name__}")
-        limit = _checked_limit(limit)
+        limit = _checked("query", query, limit)
         embedder = self._embedder
         meant = embedder.embed([query[:MAX_QUERY_CHARS]])[0] if embedder and query.strip() else None
         with self._lock:
@@ -279,7 +249,9 @@ class ToolIndex:
                 return []
             engine = self._engine_now()
             if meant is None:
-                ranked = self._ranked(engine, _ranking_query(engine, query_words(query)), limit)
+                ranked = best_hits(
+                    engine, ranking_query(engine, query_words(query)), limit, self._by_id
+                )
             else:
                 ranked = self._fused(engine, query, meant, limit)
             return [
@@ -301,30 +273,12 @@ class ToolIndex:
             TypeError: ``name`` is not text or ``limit`` is not an integer.
             ValueError: ``limit`` is outside 1..1,000.
         """
-        if not isinstance(name, str):
-            raise TypeError(f"name must be text (str), not {type(name).__name__}")
-        limit = _checked_limit(limit)
+        limit = _checked("name", name, limit)
         wanted = name.strip().lower()[:256]
         with self._lock:
             if not wanted or not self._entries:
                 return []
-            engine = self._engine_now()
-            words = name_words(wanted)
-            distance = 2 if len(wanted) > 4 else 1
-            clauses = [engine.fuzzy_name(term, distance) for term in engine.word_terms(wanted)]
-            for word in dict.fromkeys(words):
-                clauses.extend(engine.term("name", term, 1.0) for term in engine.word_terms(word))
-            candidates = {
-                self._by_id[doc_id]
-                for _, doc_id in engine.run(engine.any_of(clauses), _SUGGESTION_POOL)
-                if doc_id in self._by_id
-            }
-            scored = []
-            for candidate in candidates:
-                closeness = _closeness(wanted, set(words), candidate)
-                if closeness >= _SUGGESTION_CUTOFF:
-                    scored.append((-closeness, candidate))
-            return [candidate for _, candidate in sorted(scored)[:limit]]
+            return closest_names(self._engine_now(), self._by_id, wanted, limit)
 
     def _fused(self, engine: Engine, query: str, meant: Any, limit: int) -> list[tuple[float, str]]:
         """The lexical and the semantic rankings' reciprocal rank fusion (`semantic.fuse`)."""
@@ -333,7 +287,9 @@ class ToolIndex:
         depth = max(limit, _FUSION_DEPTH)
         lexical = [
             name
-            for _, name in self._ranked(engine, _ranking_query(engine, query_words(query)), depth)
+            for _, name in best_hits(
+                engine, ranking_query(engine, query_words(query)), depth, self._by_id
+            )
         ]
         matrix = self._matrix
         if matrix is None:
@@ -363,71 +319,11 @@ class ToolIndex:
         if self._removed > threshold:
             self.compact()
 
-    def _ranked(
-        self, engine: Engine, query: tantivy.Query | None, limit: int
-    ) -> list[tuple[float, str]]:
-        if query is None:
-            return []
-        fetch = limit + _TIE_MARGIN
-        while True:
-            hits = [
-                (score, self._by_id[doc_id])
-                for score, doc_id in engine.run(query, fetch)
-                if doc_id in self._by_id
-            ]
-            ordered = sorted(hits, key=lambda hit: (-hit[0], hit[1]))
-            exhausted = len(hits) < fetch
-            # When the last fetched hit ties the hit at the cut, a tie beyond the fetch could
-            # belong before it by name: fetch more until the tie is inside the fetch. Four
-            # times more: ties come in groups (one server's tools connected under several
-            # prefixes score alike), and each fetch is a whole search, so fewer rounds win.
-            if exhausted or len(ordered) <= limit or ordered[-1][0] < ordered[limit - 1][0]:
-                return ordered[:limit]
-            fetch *= 4
 
-
-def _ranking_query(engine: Engine, words: list[str]) -> tantivy.Query | None:
-    """One clause per distinct term: its best weighted field; synonyms weighted lower."""
-    looked_up: list[tuple[list[str], list[str], float]] = []
-    for word in words:
-        looked_up.append((engine.word_terms(word), engine.text_terms(word), 1.0))
-    used = {term for word_terms, _, _ in looked_up for term in word_terms}
-    for word_terms, _, _ in list(looked_up):
-        for term in word_terms[:1]:
-            for synonym in engine.synonyms(term):
-                if synonym not in used:
-                    used.add(synonym)
-                    looked_up.append(([synonym], [synonym], SYNONYM_WEIGHT))
-    clauses: list[tantivy.Query] = []
-    seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
-    for word_terms, text_terms, weight in looked_up:
-        key = (tuple(word_terms), tuple(text_terms))
-        if key in seen:
-            continue
-        seen.add(key)
-        fields: list[tantivy.Query] = []
-        for field, field_weight in FIELD_WEIGHTS.items():
-            terms = word_terms if field == "name" else text_terms
-            # A word the text analyser splits (an identifier such as list_issues) is looked
-            # up in free text through its parts, which are query words of their own.
-            if len(terms) == 1:
-                fields.append(engine.term(field, terms[0], field_weight * weight))
-        if fields:
-            # The word's best field counts (see FIELD_WEIGHTS), not the sum of its fields.
-            clauses.append(engine.best_of(fields, 0.0))
-    return engine.any_of(clauses) if clauses else None
-
-
-def _closeness(wanted: str, wanted_words: set[str], candidate: str) -> float:
-    """How close two names are: difflib's ratio, or the share of words they have in common."""
-    lowered = candidate.lower()
-    ratio = difflib.SequenceMatcher(None, wanted, lowered, autojunk=False).ratio()
-    words = set(name_words(lowered))
-    shared = len(wanted_words & words) / max(len(wanted_words | words), 1)
-    return max(ratio, shared)
-
-
-def _checked_limit(limit: int) -> int:
+def _checked(what: str, text: object, limit: int) -> int:
+    """``limit``, once ``text`` (the argument called ``what``) is text and ``limit`` in range."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be text (str), not {type(text).__name__}")
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise TypeError(f"limit must be an integer, not {type(limit).__name__}")
     if not 1 <= limit <= _MAX_LIMIT:
