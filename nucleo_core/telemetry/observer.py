@@ -13,9 +13,9 @@ narrowest places a run has:
   runs in the context
   of its call's trace (`CallTrace.context`), so a ``sub_thinker`` call's sub-run is the call's
   child;
-- the hub grants, refuses or revokes a tool or a skill (`RunObserver.admission`), in
-  ``ToolHub._audit_admission``: it belongs to whatever trace is current (the
-  ``request_tools`` call that asked).
+- the hub grants, refuses or revokes a tool or a skill (`RunObserver.admission`), as its
+  admission records the decision (``nucleo_core.hub._admission_desk``): it belongs to whatever
+  trace is current (the ``request_tools`` call that asked).
 
 With ``hub.observer`` left ``None`` (the default) each of these points costs one attribute
 check and nothing else. An observer must not raise: the core does not guard its calls, so a
