@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,7 @@ from nucleo_core.guard.errors import GuardConfigError
 from nucleo_core.guard.policy import PermissionPolicy
 from nucleo_core.guard.rule import RULE_KEYS, PermissionRule
 from nucleo_core.plugins.decision import Decision
+from nucleo_core.skills._project_table import nearest_config, read_table
 from nucleo_core.tools.risk import Risk
 
 __all__ = [
@@ -132,22 +132,10 @@ def guard_config_from_file(path: str | os.PathLike[str]) -> GuardConfig | None:
     Raises:
         GuardConfigError: The file is not valid TOML or the table is malformed.
     """
-    file = Path(path)
-    try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise GuardConfigError(f"{file}: not valid TOML ({exc})") from exc
-    keys = ("tool", "nucleo", "guard") if file.name == "pyproject.toml" else ("guard",)
-    table: Any = document
-    for depth, key in enumerate(keys):
-        if key not in table:
-            return None
-        table = table[key]
-        if not isinstance(table, dict):
-            raise GuardConfigError(f"{file}: {'.'.join(keys[: depth + 1])} must be a table")
-    return guard_config_from_mapping(
-        table, origin=f"{file} [{'.'.join(keys)}]", project=file.parent
-    )
+    table, origin = read_table(path, "guard", GuardConfigError)
+    if table is None:
+        return None
+    return guard_config_from_mapping(table, origin=origin, project=Path(path).parent)
 
 
 def discover_guard_config(start: str | os.PathLike[str] | None = None) -> GuardConfig:
@@ -160,19 +148,11 @@ def discover_guard_config(start: str | os.PathLike[str] | None = None) -> GuardC
     Raises:
         GuardConfigError: The configuration found is malformed.
     """
-    directory = Path(start) if start is not None else Path.cwd()
-    for folder in (directory, *directory.resolve().parents):
-        nucleo_toml = folder / "nucleo.toml"
-        if nucleo_toml.is_file():
-            found = guard_config_from_file(nucleo_toml)
-            return found or GuardConfig(
-                origin=f"defaults ({nucleo_toml} has no [guard] table)", project=folder
-            )
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            found = guard_config_from_file(pyproject)
-            if found is not None:
-                return found
+    found, file = nearest_config(start, guard_config_from_file)
+    if found is not None:
+        return found
+    if file is not None:  # a nucleo.toml without a [guard] table
+        return GuardConfig(origin=f"defaults ({file} has no [guard] table)", project=file.parent)
     return GuardConfig()
 
 

@@ -21,13 +21,13 @@ key                           meaning
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from nucleo_core._project import PROJECT_FOLDER_NAME, project_folder
 from nucleo_core.guard.audit.errors import AuditConfigError
+from nucleo_core.skills._project_table import NUCLEO_TOML, PYPROJECT_TOML, read_table
 
 __all__ = [
     "AUDIT_ENVIRONMENT_VARIABLE",
@@ -72,10 +72,11 @@ def audit_settings(start: str | os.PathLike[str] | None = None) -> AuditSettings
     folder = project_folder(start)
     table: dict[str, Any] = {}
     origin = "default"
-    for name, keys in (("nucleo.toml", ("guard", "audit")), ("pyproject.toml", _PYPROJECT)):
+    for name in (NUCLEO_TOML, PYPROJECT_TOML):
         file = folder / name
         if file.is_file():
-            table, origin = _table(file, keys)
+            found, origin = read_table(file, ("guard", "audit"), AuditConfigError)
+            table = found or {}
             break
     unknown = sorted(set(table) - _KEYS)
     if unknown:
@@ -99,21 +100,3 @@ def audit_settings(start: str | os.PathLike[str] | None = None) -> AuditSettings
         path = folder / PROJECT_FOLDER_NAME / AUDIT_FILE_NAME
         origin = "default"
     return AuditSettings(path=path, record_arguments=record_arguments, origin=origin)
-
-
-_PYPROJECT = ("tool", "nucleo", "guard", "audit")
-
-
-def _table(file: Path, keys: tuple[str, ...]) -> tuple[dict[str, Any], str]:
-    origin = f"{file} [{'.'.join(keys)}]"
-    try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise AuditConfigError(f"{file}: not valid TOML ({exc})") from exc
-    table: dict[str, Any] = document
-    for depth, key in enumerate(keys):
-        found = table.get(key, {})
-        if not isinstance(found, dict):
-            raise AuditConfigError(f"{file}: {'.'.join(keys[: depth + 1])} must be a table")
-        table = found
-    return table, origin
