@@ -8,7 +8,7 @@ is admitted through the door before it runs, and a refusal is `ToolNotAdmitted`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from nucleo_core.errors import CorrectableError
@@ -140,16 +140,9 @@ class DeferredToolProvider(ToolProvider):
         spec = self._spec
         if spec is None:
             own = self._provider.spec()
-            spec = self._spec = DeferredToolSpec(
-                name=own.name,
-                description=own.description,
-                input_schema=own.input_schema,
-                output_schema=own.output_schema,
-                display_name=own.display_name,
-                read_only=own.read_only,
-                risk=own.risk,
-                source=own.source,
-            )
+            # Every field of the catalog tool's own spec, as it is.
+            copied = {field.name: getattr(own, field.name) for field in fields(ToolSpec)}
+            spec = self._spec = DeferredToolSpec(**copied)
         return spec
 
     def __eq__(self, other: object) -> bool:
