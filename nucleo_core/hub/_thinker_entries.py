@@ -1,6 +1,6 @@
 """`ThinkerEntries`: a thinker's own implementations, for the framework code that calls it.
 
-The hub's admission and the call door call a `ThinkerBase` through the base
+The hub's admission, the call door and the meta-tools call a `ThinkerBase` through the base
 class's implementations, never through an override a subclass made (an override of
 `ThinkerBase.tool_catalog` must not widen what admission grants from). Each thinker hands
 them over bound to itself, so that code reaches them without importing the class: it sits
@@ -9,7 +9,7 @@ below `ThinkerBase`, which imports it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,16 @@ class ThinkerEntries:
     skill_catalog: Callable[[bool], Sequence[Skill]]
     #: Whether a provider in the palette is still offered at this moment.
     offered_now: Callable[[ToolProvider], bool]
+    # The meta-tools' entries answer the meta-tools' own result types, which sit above this
+    # module (`nucleo_core.hub.meta_tools`, `nucleo_core.hub.search_tool`): read them typed.
+    #: `ThinkerBase.request_tools_async`: a ``RequestToolsResult``.
+    request_tools_async: Callable[[Sequence[str]], Awaitable[Any]]
+    #: `ThinkerBase.request_skill_async`: a ``RequestSkillResult``.
+    request_skill_async: Callable[[str], Awaitable[Any]]
+    #: `ThinkerBase.search_tools_async` (query, limit): a ``SearchToolsResult``.
+    search_tools_async: Callable[[str, int], Awaitable[Any]]
+    #: The catalog tool a deferred stand-in runs, admitted through the door at its first call.
+    admitted_deferred: Callable[[ToolProvider], Awaitable[ToolProvider]]
 
 
 def entries_of(thinker: Any) -> ThinkerEntries | None:

@@ -90,11 +90,15 @@ class ThinkerBase:
             hub = ToolHub.default()
         self._hub = hub
         self._read_only = bool(read_only)
-        # Its own implementations, for admission and the call door (`ThinkerEntries`).
+        # Its own implementations, for admission, the call door and the meta-tools.
         self._entries = ThinkerEntries(
             tool_catalog=partial(ThinkerBase.tool_catalog, self),
             skill_catalog=lambda by_user: ThinkerBase.skill_catalog(self, by_user=by_user),
             offered_now=partial(ThinkerBase._offered_now, self),
+            request_tools_async=partial(ThinkerBase.request_tools_async, self),
+            request_skill_async=partial(ThinkerBase.request_skill_async, self),
+            search_tools_async=partial(ThinkerBase.search_tools_async, self),
+            admitted_deferred=partial(ThinkerBase._admitted_deferred, self),
         )
         self._registry = ToolRegistry()
         self._lock = threading.RLock()
