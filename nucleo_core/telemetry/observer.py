@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approval
     from nucleo_core.guard.permission import PermissionDecision
     from nucleo_core.hub.admission import AdmissionEvent
-    from nucleo_core.hub.hub import ToolHub
     from nucleo_core.models.catalog import ModelEntry
     from nucleo_core.models.messages import Usage
     from nucleo_core.models.request import ModelRequest, ModelResponse
@@ -118,11 +117,16 @@ class RunObserver(AdmissionObserver, Protocol):
         """The hub decided an admission for ``thinker`` (``event`` is its record)."""
 
 
-def run_observer(hub: ToolHub) -> RunObserver | None:
+class _Observed(Protocol):
+    @property
+    def observer(self) -> AdmissionObserver | None:
+        """What observes the hub (``ToolHub.observer``)."""
+
+
+def run_observer(hub: _Observed) -> RunObserver | None:
     """The observer of ``hub``'s runs (``hub.observer``), as the thinkers and executions call it.
 
     The hub knows its observer only as far as it calls it itself (``AdmissionObserver``); what
     is set there is a `RunObserver` (`nucleo_core.telemetry.instrument` sets one).
     """
-    # Read untyped: the hub declares the narrow type only, whatever was set on it.
-    return cast("RunObserver | None", getattr(hub, "observer", None))
+    return cast("RunObserver | None", hub.observer)
