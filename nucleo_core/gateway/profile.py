@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from nucleo_core.gateway.errors import GatewayConfigError
+from nucleo_core.skills._project_table import NUCLEO_TOML, nearest_config, table_keys
 
 __all__ = ["PROFILE_KEYS", "GatewayOffer", "GatewayProfile", "discover_profile"]
 
@@ -145,16 +146,15 @@ def discover_profile(name: str, start: str | os.PathLike[str] | None = None) -> 
 
 def _declared_profiles(directory: Path) -> tuple[Mapping[str, Any], str]:
     """The profiles table of the project nearest to ``directory``, and where it was read."""
-    for folder in (directory, *directory.resolve().parents):
-        nucleo_toml = folder / "nucleo.toml"
-        if nucleo_toml.is_file():
-            return _profiles_in(nucleo_toml, ("gateway", "profiles"))
-        pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
-            found, origin = _profiles_in(pyproject, ("tool", "nucleo", "gateway", "profiles"))
-            if found:
-                return found, origin
-    return {}, "no gateway profiles configured"
+
+    def read(file: Path) -> tuple[Mapping[str, Any], str] | None:
+        found = _profiles_in(file, table_keys(file, ("gateway", "profiles")))
+        # A nucleo.toml is the project's file even without profiles; a pyproject.toml only
+        # when it declares some.
+        return found if found[0] or file.name == NUCLEO_TOML else None
+
+    found, _file = nearest_config(directory, read)
+    return found if found is not None else ({}, "no gateway profiles configured")
 
 
 def _profiles_in(path: Path, keys: tuple[str, ...]) -> tuple[Mapping[str, Any], str]:

@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from nucleo_core.mcp._config_values import as_risk, as_strings
 from nucleo_core.mcp._server_config import MCPServerConfig, MCPToolSettings
 from nucleo_core.mcp.errors import MCPConfigError
+from nucleo_core.skills._project_table import read_table
 
 __all__ = ["discover_servers", "servers_from_file", "servers_from_mapping", "servers_from_mcp_json"]
 
@@ -220,18 +220,9 @@ def discover_servers(start: str | os.PathLike[str] | None = None) -> list[MCPSer
 
 
 def _toml_table(file: Path) -> tuple[dict[str, Any], str]:
-    try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise MCPConfigError(f"{file}: not valid TOML ({exc})") from exc
-    keys = ("tool", "nucleo", "mcp") if file.name == "pyproject.toml" else ("mcp",)
-    table: dict[str, Any] = document
-    for depth, key in enumerate(keys):
-        found = table.get(key, {})
-        if not isinstance(found, dict):
-            raise MCPConfigError(f"{file}: {'.'.join(keys[: depth + 1])} must be a table")
-        table = found
-    return table, f"{file} [{'.'.join(keys)}]"
+    """The ``mcp`` table of a ``nucleo.toml`` (``tool.nucleo.mcp`` of a ``pyproject.toml``)."""
+    table, origin = read_table(file, "mcp", MCPConfigError)
+    return table or {}, origin
 
 
 def _server(
