@@ -13,6 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from nucleo_core.hub._availability import (
+    grants_still_held,
+    offered_now,
+    reconciled_catalog,
+    revoke_grants_off,
+    still_in_catalog,
+    surface_now,
+)
 from nucleo_core.hub._meta_offers import MetaToolOffers
 from nucleo_core.hub._off_loop import decided_off_loop
 from nucleo_core.hub._palette_assembly import (
@@ -230,7 +238,7 @@ class ThinkerBase:
         and narrowed to the surface restriction while one is active (a loaded skill's
         ``allowed-tools``): the model may ask for the tools its procedure names, no others.
         """
-        return ThinkerBase._reconciled_catalog(self, within_surface=True)
+        return reconciled_catalog(self, ThinkerBase, within_surface=True)
 
     def skill_catalog(self, *, by_user: bool = False) -> Sequence[Skill]:
         """This turn's skill catalog: the class's, narrowed by `reconcile_skill_catalog`.
@@ -262,118 +270,17 @@ class ThinkerBase:
         """What this thinker's skill catalog is drawn from (as `_catalog_base`)."""
         return self._hub.compatible_skills(type(self))
 
-    def _reconciled_catalog(self, *, within_surface: bool) -> Sequence[ToolProvider]:
-        """The class's catalog less what is withheld now; inside the surface if asked.
-
-        Grants are judged against it without the surface restriction (a skill's
-        ``allowed-tools`` hides a granted tool while it is attached; it does not revoke it).
-        """
-        catalog: Sequence[ToolProvider] = self._catalog_base()
-        withheld = self._hub.withheld(self, catalog)
-        if withheld:
-            catalog = [provider for provider in catalog if provider.name not in withheld]
-        if within_surface:
-            surface = self._registry.surface_restriction()
-            if surface is not None:
-                catalog = [p for p in catalog if p.name in surface or p.source in surface]
-        if type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog:
-            # An override may only narrow: what it returns beyond its input is dropped.
-            catalog = narrowed(catalog, self.reconcile_catalog(list(catalog)))
-        return catalog
-
-    def _revoke_grants_off(self, catalog: Sequence[ToolProvider]) -> list[ToolProvider]:
-        """Revoke every grant ``catalog`` (this moment's catalog) no longer holds."""
-        held = {provider.name: provider for provider in catalog}
-        with self._lock:
-            revoked = [p for p in self._granted if held.get(p.name) != p]
-            if not revoked:
-                return []
-            self._granted = [p for p in self._granted if p not in revoked]
-            for provider in revoked:
-                if self._registry.get_provider_by_name(provider.name) == provider:
-                    self._registry.unregister(provider.name)
-                    self._offered.pop(provider.name, None)
-                self._conditional.pop(provider.name, None)
-        for provider in revoked:
-            self._hub.record_revocation(
-                self, provider.name, "no longer in this thinker's catalog; the grant is revoked"
-            )
-        return revoked
-
-    def _grants_still_held(self, previous: Sequence[ToolProvider]) -> bool:
-        """Whether every grant is known held without walking the catalog (else walk it).
-
-        Known when nothing can narrow the class's catalog per thinker (no override of the
-        catalog or of `reconcile_catalog`, no ``nucleo_reconcile_catalog`` hook): then an
-        unchanged catalog view holds them still, and a changed one is asked per grant, in
-        O(1) each, so a turn after a widening of 20,000 tools costs its grants only.
-        """
-        if (
-            type(self)._catalog_base is not ThinkerBase._catalog_base
-            or type(self).reconcile_catalog is not ThinkerBase.reconcile_catalog
-            or self._hub.plugins.implements("nucleo_reconcile_catalog")
-        ):
-            return False
-        if self._catalog_at_assembly is previous:
-            return True
-        holds = self._hub.catalog_holds
-        return all(holds(type(self), provider) for provider in self._granted)
-
     def _within_ceiling(self, provider: ToolProvider) -> bool:
         """Whether a delegate's ceiling (if it has one) allows ``provider``."""
         return within(self._ceiling, provider)
 
     def _surface_now(self) -> dict[str, ToolProvider]:
         """What the call door would let run right now, by name (a delegate's ceiling)."""
-        registry = self._registry
-        surface: dict[str, ToolProvider] = {}
-        for provider in registry.providers():
-            if registry.available(provider.name) is not provider:
-                continue
-            if self._read_only and not provider.read_only:
-                continue
-            if not ThinkerBase._within_ceiling(self, provider):
-                continue
-            if ThinkerBase._offered_now(self, provider):
-                surface[provider.name] = provider
-        return surface
+        return surface_now(self, ThinkerBase)
 
     def _offered_now(self, provider: ToolProvider) -> bool:
-        """Whether ``provider``, in the palette, is still offered at this moment.
-
-        Only what the thinker itself put in its palette is (a tool registered in its registry
-        any other way is not). Declared, added and family tools are; a system-wide tool while
-        the hub still offers it; a granted tool while this moment's catalog holds it (else the
-        grant is revoked); a delegate's tool taken from its parent while the parent still
-        offers it.
-        Cheap when nothing changed since the palette was built: the hub's catalog view is the
-        same object, and no hook or override can narrow it per call.
-        """
-        with self._lock:
-            offered = self._offered.get(provider.name)
-            origin = self._conditional.get(provider.name)
-        if offered is None or (offered is not provider and offered != provider):
-            return False  # not put in the palette by the thinker itself
-        if origin is None:
-            return True
-        if origin == "system-wide":
-            return self._hub.offers_system_wide(provider)
-        if origin == "inherited":
-            parent = self._delegator
-            if parent is None or self._inherited.get(provider.name) != provider:
-                return False
-            with parent._lock:
-                held = parent._registry.get_provider_by_name(provider.name)
-            return held == provider and ThinkerBase._offered_now(parent, provider)
-        unchanged = (
-            self._catalog_base() is self._catalog_at_assembly
-            and type(self).reconcile_catalog is ThinkerBase.reconcile_catalog
-            and not self._hub.plugins.implements("nucleo_reconcile_catalog")
-        )
-        if unchanged:
-            return True
-        catalog = ThinkerBase._reconciled_catalog(self, within_surface=False)
-        return provider not in ThinkerBase._revoke_grants_off(self, catalog)
+        """Whether ``provider``, in the palette, is still offered at this moment (`offered_now`)."""
+        return offered_now(self, ThinkerBase, provider)
 
     # -- the palette --------------------------------------------------------------------------
 
@@ -393,11 +300,9 @@ class ThinkerBase:
             registry = self._registry
             hub = self._hub
             previous, self._catalog_at_assembly = self._catalog_at_assembly, self._catalog_base()
-            if self._granted and not ThinkerBase._grants_still_held(self, previous):
+            if self._granted and not grants_still_held(self, ThinkerBase, previous):
                 # a narrowed catalog revokes the grants made from it
-                ThinkerBase._revoke_grants_off(
-                    self, ThinkerBase._reconciled_catalog(self, within_surface=False)
-                )
+                revoke_grants_off(self, reconciled_catalog(self, ThinkerBase, within_surface=False))
             defaults = hub.default_tools(type(self))
             extras = list(self.palette_extras())
             fixed = [*defaults, *self._added, *extras]
@@ -578,7 +483,7 @@ class ThinkerBase:
         name = provider.name
         with self._lock:
             admitted = self._offers.deferred_admitted.get(name)
-        if admitted is provider and ThinkerBase._still_in_catalog(self, provider):
+        if admitted is provider and still_in_catalog(self, ThinkerBase, provider):
             return provider
         admission = await decided_off_loop(lambda: self._hub.admit_tool(self, name))
         if not admission.granted or admission.provider is None:
@@ -588,18 +493,6 @@ class ThinkerBase:
         with self._lock:
             self._offers.deferred_admitted[name] = admission.provider
         return admission.provider
-
-    def _still_in_catalog(self, provider: ToolProvider) -> bool:
-        """Whether this moment's catalog still holds ``provider`` (O(1) while unchanged)."""
-        unchanged = (
-            self._catalog_base() is self._catalog_at_assembly
-            and type(self).reconcile_catalog is ThinkerBase.reconcile_catalog
-            and not self._hub.plugins.implements("nucleo_reconcile_catalog")
-        )
-        if unchanged:
-            return True
-        catalog = ThinkerBase._reconciled_catalog(self, within_surface=False)
-        return any(each is provider or each == provider for each in catalog)
 
     def _decide_tools(self, names: Sequence[str]) -> list[tuple[str, Admission | None]]:
         """Each distinct name with the hub's admission, or ``None`` when already present."""
