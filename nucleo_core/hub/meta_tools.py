@@ -9,13 +9,12 @@ registry entry (equality by type), so per-turn re-registration replaces rather t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from nucleo_core.errors import InvalidToolInput
 from nucleo_core.hub._catalog_view import frozen_members
+from nucleo_core.hub.meta_results import Refusal, RequestSkillResult, RequestToolsResult
 from nucleo_core.tools.builtin_provider import BuiltinToolProvider
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.reserved import REQUEST_SKILL, REQUEST_TOOLS
@@ -34,41 +33,6 @@ __all__ = [
     "RequestToolsProvider",
     "RequestToolsResult",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """One refused name and the reason the model is told."""
-
-    name: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class RequestToolsResult:
-    """What ``request_tools`` answers: the names granted and those refused, with reasons.
-
-    A granted tool is callable from the next turn on; a name already in the palette reads as
-    granted.
-    """
-
-    granted: tuple[str, ...]
-    refused: tuple[Refusal, ...]
-
-    def __str__(self) -> str:
-        return json.dumps(asdict(self))
-
-
-@dataclass(frozen=True, slots=True)
-class RequestSkillResult:
-    """What ``request_skill`` answers: whether the skill was attached, or why not."""
-
-    skill: str
-    granted: bool
-    reason: str = ""
-
-    def __str__(self) -> str:
-        return json.dumps(asdict(self))
 
 
 class _Requester(Protocol):

@@ -9,15 +9,14 @@ with: the offer modes (`nucleo_core.hub.tool_offer`), the per-thinker index
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 from nucleo_core.errors import InvalidToolInput
 from nucleo_core.hub.catalog_index import CatalogIndex
 from nucleo_core.hub.deferred import DeferredToolProvider, DeferredToolSpec, ToolNotAdmitted
-from nucleo_core.hub.meta_tools import Refusal, _MetaToolProvider
+from nucleo_core.hub.meta_results import FoundTool, SearchToolsResult
+from nucleo_core.hub.meta_tools import _MetaToolProvider
 from nucleo_core.hub.tool_offer import (
     OFFER_BUDGET,
     OFFER_MODES,
@@ -51,33 +50,6 @@ __all__ = [
 #: Matches ``search_tools`` asks for when the model gives no limit, and the most it may ask.
 DEFAULT_SEARCH_LIMIT: Final = 8
 MAX_SEARCH_LIMIT: Final = 20
-
-
-@dataclass(frozen=True, slots=True)
-class FoundTool:
-    """One tool ``search_tools`` granted: callable from the next turn on."""
-
-    name: str
-    description: str
-    input_schema: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class SearchToolsResult:
-    """What ``search_tools`` answers: the matches granted (with schemas) and those refused.
-
-    A match already in the palette reads as granted. No match at all leaves both empty.
-    """
-
-    granted: tuple[FoundTool, ...]
-    refused: tuple[Refusal, ...]
-    note: str = ""
-
-    def __str__(self) -> str:
-        data = asdict(self)
-        if not self.note:
-            del data["note"]
-        return json.dumps(data, default=dict)
 
 
 class SearchToolsProvider(_MetaToolProvider):
