@@ -39,6 +39,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "_*",
             "errors",
+            # The record of an approval is a plain value that `errors.RunPaused` carries.
+            "guard.approval_record",
+            "guard.audit.canonical",
+            "guard.audit.errors",
             "stores.errors",
             "stores.postgres",
             "stores.sqlite",
