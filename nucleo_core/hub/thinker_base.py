@@ -18,7 +18,6 @@ from nucleo_core.hub._availability import (
     offered_now,
     reconciled_catalog,
     revoke_grants_off,
-    still_in_catalog,
     surface_now,
 )
 from nucleo_core.hub._meta_offers import MetaToolOffers
@@ -32,21 +31,23 @@ from nucleo_core.hub._palette_assembly import (
 )
 from nucleo_core.hub._skill_binding import SkillBinding
 from nucleo_core.hub._thinker_entries import ThinkerEntries
+from nucleo_core.hub._tool_requests import (
+    admitted_deferred,
+    apply_tools,
+    closest_names,
+    decide_tools,
+    search_tools,
+)
 from nucleo_core.hub.call_door import available_provider
 from nucleo_core.hub.meta_tools import (
-    REQUEST_SKILL,
     REQUEST_TOOLS,
-    Refusal,
     RequestSkillProvider,
     RequestSkillResult,
     RequestToolsProvider,
     RequestToolsResult,
 )
 from nucleo_core.hub.search_tool import (
-    SEARCH_TOOLS,
-    FoundTool,
     SearchToolsResult,
-    ToolNotAdmitted,
     ToolOffer,
 )
 from nucleo_core.tools.palette import ReadOnlyPalette
@@ -420,7 +421,7 @@ class ThinkerBase:
         as granted. Every name is decided on its own: one that fails admission is refused
         with its reason while the others are granted or refused by theirs.
         """
-        return self._apply_tools(self._decide_tools(names))
+        return apply_tools(self, decide_tools(self, ThinkerBase, names))
 
     async def request_tools_async(self, names: Sequence[str]) -> RequestToolsResult:
         """`request_tools` for the ``request_tools`` meta-tool, which awaits it.
@@ -429,8 +430,8 @@ class ThinkerBase:
         they are all in. A call abandoned before that (past its tool timeout, or its turn
         cancelled) grants nothing: the model was told the call did not finish.
         """
-        decisions = await decided_off_loop(lambda: ThinkerBase._decide_tools(self, names))
-        return ThinkerBase._apply_tools(self, decisions)
+        decisions = await decided_off_loop(lambda: decide_tools(self, ThinkerBase, names))
+        return apply_tools(self, decisions)
 
     async def search_tools_async(self, query: str, limit: int) -> SearchToolsResult:
         """Rank this turn's catalog by ``query``; ask for the best ``limit`` matches.
@@ -439,37 +440,11 @@ class ThinkerBase:
         own door (rules, guardrails, hooks, the record); the admitted ones join the palette,
         and are answered with their descriptions and input schemas.
         """
-        catalog = ThinkerBase.tool_catalog(self)
-
-        def search() -> list[str]:
-            if not catalog:
-                return []
-            embedder = getattr(self._hub, "search_embedder", None)
-            with self._lock:  # one thinker's index is synced by one search at a time
-                index = self._offers.index.synced(catalog, embedder=embedder)
-                return [hit.name for hit in index.search(query, limit)]
-
-        names = await decided_off_loop(search)
-        if not names:
-            note = "no tool of your catalog matches; try other words"
-            return SearchToolsResult(granted=(), refused=(), note=note)
-        answer = await ThinkerBase.request_tools_async(self, names)
-        found = []
-        for name in answer.granted:
-            with self._lock:
-                provider = self._registry.get_provider_by_name(name)
-            if provider is not None:
-                found.append(FoundTool(name, provider.description, provider.input_schema))
-        return SearchToolsResult(granted=tuple(found), refused=answer.refused)
+        return await search_tools(self, ThinkerBase, query, limit)
 
     def _closest_names(self, name: str) -> list[str]:
         """The catalog names closest to ``name`` (a few), for a wrong name's correction."""
-        catalog = ThinkerBase.tool_catalog(self)
-        if not catalog:
-            return []
-        with self._lock:
-            embedder = getattr(self._hub, "search_embedder", None)
-            return self._offers.index.synced(catalog, embedder=embedder).suggest(name, limit=3)
+        return closest_names(self, ThinkerBase, name)
 
     async def _admitted_deferred(self, provider: ToolProvider) -> ToolProvider:
         """The catalog tool a deferred stand-in runs, admitted through the door at its first call.
@@ -480,58 +455,7 @@ class ThinkerBase:
         Raises:
             ToolNotAdmitted: Admission refused it (the call's correctable error).
         """
-        name = provider.name
-        with self._lock:
-            admitted = self._offers.deferred_admitted.get(name)
-        if admitted is provider and still_in_catalog(self, ThinkerBase, provider):
-            return provider
-        admission = await decided_off_loop(lambda: self._hub.admit_tool(self, name))
-        if not admission.granted or admission.provider is None:
-            with self._lock:
-                self._offers.deferred_admitted.pop(name, None)
-            raise ToolNotAdmitted(name, admission.reason)
-        with self._lock:
-            self._offers.deferred_admitted[name] = admission.provider
-        return admission.provider
-
-    def _decide_tools(self, names: Sequence[str]) -> list[tuple[str, Admission | None]]:
-        """Each distinct name with the hub's admission, or ``None`` when already present."""
-        decisions: list[tuple[str, Admission | None]] = []
-        for name in dict.fromkeys(names):
-            with self._lock:
-                present = self._registry.get_provider_by_name(name)
-            # "Already present" is what the call door would run: a provider the thinker put in
-            # its palette itself and still offers. One registered any other way (a subclass or
-            # plugin writing to the registry) is not, and goes through admission like any ask.
-            if (
-                present is not None
-                and name not in (REQUEST_TOOLS, REQUEST_SKILL, SEARCH_TOOLS)
-                and ThinkerBase._within_ceiling(self, present)
-                and ThinkerBase._offered_now(self, present)
-            ):
-                decisions.append((name, None))
-            else:
-                decisions.append((name, self._hub.admit_tool(self, name)))
-        return decisions
-
-    def _apply_tools(self, decisions: Sequence[tuple[str, Admission | None]]) -> RequestToolsResult:
-        granted: list[str] = []
-        refused: list[Refusal] = []
-        for name, admission in decisions:
-            if admission is None:
-                granted.append(name)
-            elif admission.granted and admission.provider is not None:
-                with self._lock:
-                    if admission.provider not in self._granted:
-                        self._granted.append(admission.provider)
-                    self._registry.register(admission.provider)
-                    self._offered[admission.provider.name] = admission.provider
-                    # Checked at the call from now on, not only from the next turn.
-                    self._conditional.setdefault(name, "granted")
-                granted.append(name)
-            else:
-                refused.append(Refusal(name, admission.reason))
-        return RequestToolsResult(granted=tuple(granted), refused=tuple(refused))
+        return await admitted_deferred(self, ThinkerBase, provider)
 
     def request_skill(self, name: str, *, by_user: bool = False) -> RequestSkillResult:
         """Ask the hub for a skill; an admitted one is attached to the conversation.
