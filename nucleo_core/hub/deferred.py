@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from nucleo_core.errors import CorrectableError
+from nucleo_core.hub._thinker_entries import entries_of
 from nucleo_core.tools.awareness import ConversationAware, RegistryAware
 from nucleo_core.tools.provider import RawInput, ToolProvider
 from nucleo_core.tools.risk import Risk
@@ -174,12 +175,11 @@ class _DeferredTool(Tool[Any, Any], ConversationAware, RegistryAware):
         self._registry = registry
 
     async def run(self, input: Any) -> Any:
-        from nucleo_core.hub.thinker_base import ThinkerBase
-
         parent = self.parent
-        if not isinstance(parent, ThinkerBase):
+        entries = entries_of(parent)  # the thinker's own door, not an override
+        if entries is None:
             raise TypeError("a deferred tool runs for a thinker (ThinkerBase)")
-        provider = await ThinkerBase._admitted_deferred(parent, self._provider)
+        provider = await entries.admitted_deferred(self._provider)
         tool = provider.create(parent)
         if isinstance(tool, ConversationAware) and self._conversation is not None:
             tool.bind_conversation(self._conversation)

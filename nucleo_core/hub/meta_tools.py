@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from nucleo_core.errors import InvalidToolInput
 from nucleo_core.hub._catalog_view import frozen_members
+from nucleo_core.hub._thinker_entries import entries_of
 from nucleo_core.hub.meta_results import Refusal, RequestSkillResult, RequestToolsResult
 from nucleo_core.tools.builtin_provider import BuiltinToolProvider
 from nucleo_core.tools.provider import RawInput, ToolProvider
@@ -302,11 +303,13 @@ class _RequestToolsTool(Tool[Any, Any]):
     is_async = True
 
     async def run(self, input: Any) -> RequestToolsResult:
-        from nucleo_core.hub.thinker_base import ThinkerBase  # it imports this module
-
         parent = self.parent  # the thinker that created this tool
-        if isinstance(parent, ThinkerBase):  # its own door, whatever a subclass overrides
-            return await ThinkerBase.request_tools_async(parent, list(dict.fromkeys(input)))
+        entries = entries_of(parent)
+        if entries is not None:  # its own door, whatever a subclass overrides
+            granted: RequestToolsResult = await entries.request_tools_async(
+                list(dict.fromkeys(input))
+            )
+            return granted
         return await cast("_Requester", parent).request_tools_async(list(dict.fromkeys(input)))
 
 
@@ -314,9 +317,9 @@ class _RequestSkillTool(Tool[Any, Any]):
     is_async = True
 
     async def run(self, input: Any) -> RequestSkillResult:
-        from nucleo_core.hub.thinker_base import ThinkerBase
-
         parent = self.parent
-        if isinstance(parent, ThinkerBase):
-            return await ThinkerBase.request_skill_async(parent, str(input))
+        entries = entries_of(parent)
+        if entries is not None:
+            attached: RequestSkillResult = await entries.request_skill_async(str(input))
+            return attached
         return await cast("_Requester", parent).request_skill_async(str(input))

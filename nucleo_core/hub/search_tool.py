@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from nucleo_core.errors import InvalidToolInput
+from nucleo_core.hub._thinker_entries import entries_of
 from nucleo_core.hub.catalog_index import CatalogIndex
 from nucleo_core.hub.deferred import DeferredToolProvider, DeferredToolSpec, ToolNotAdmitted
 from nucleo_core.hub.meta_results import FoundTool, SearchToolsResult
@@ -142,10 +143,9 @@ class _SearchToolsTool(Tool[Any, Any]):
     is_async = True
 
     async def run(self, input: Any) -> SearchToolsResult:
-        from nucleo_core.hub.thinker_base import ThinkerBase
-
         query, limit = input
-        parent = self.parent
-        if not isinstance(parent, ThinkerBase):
+        entries = entries_of(self.parent)  # the thinker's own door, not an override
+        if entries is None:
             raise TypeError("search_tools runs for a thinker (ThinkerBase)")
-        return await ThinkerBase.search_tools_async(parent, query, limit)
+        found: SearchToolsResult = await entries.search_tools_async(query, limit)
+        return found
