@@ -25,9 +25,9 @@ run interactively); `ScriptedAnswerer` answers from a script, for tests.
 
 from __future__ import annotations
 
-import inspect
 import logging
 
+from nucleo_core._answering import answer_of
 from nucleo_core.guard.elicitation_answer import answer_problems
 from nucleo_core.mcp._answerers import ScriptedAnswerer, TerminalAnswerer
 from nucleo_core.mcp._call_elicitations import CallElicitations
@@ -68,9 +68,7 @@ async def settle_elicitation(
     if answerer is None:
         return decline_every_request(request)
     try:
-        answer: object = answerer(request)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        answer = await answer_of(answerer, request)
     except Exception:
         logger.exception(
             "the elicitation answerer failed on a request of MCP server '%s'; declined",

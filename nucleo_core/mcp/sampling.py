@@ -20,12 +20,12 @@ image, audio or tools is refused.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from nucleo_core._answering import answer_of
 from nucleo_core.mcp.errors import MCPConfigError
 
 if TYPE_CHECKING:
@@ -222,9 +222,7 @@ async def sample(sampler: Sampler, request: SamplingRequest) -> SamplingResult:
         SamplingRefused: The sampler refused, failed, or answered something unusable.
     """
     try:
-        answer: Any = sampler(request)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        answer: Any = await answer_of(sampler, request)
     except SamplingRefused:
         raise
     except Exception as exc:
