@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tomllib
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from nucleo_core.errors import ModelNotConfigured
 from nucleo_core.models._entry import PROVIDERS, ModelEntry
 from nucleo_core.models.declaration import ThinkerDeclaration
+from nucleo_core.skills._project_table import nearest_config, read_table
 
 if TYPE_CHECKING:
     import asyncio
@@ -261,20 +261,8 @@ class ModelCatalog:
         Raises:
             ModelNotConfigured: The file is not valid TOML or the table is malformed.
         """
-        file = Path(path)
-        try:
-            document = tomllib.loads(file.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ModelNotConfigured(f"{file}: not valid TOML ({exc})") from exc
-        keys = ("tool", "nucleo", "models") if file.name == "pyproject.toml" else ("models",)
-        table: dict[str, Any] = document
-        for depth, key in enumerate(keys):
-            found = table.get(key, {})
-            if not isinstance(found, dict):
-                dotted = ".".join(keys[: depth + 1])
-                raise ModelNotConfigured(f"{file}: {dotted} must be a table")
-            table = found
-        return cls.from_mapping(table, origin=f"{file} [{'.'.join(keys)}]")
+        table, origin = read_table(path, "models", ModelNotConfigured)
+        return cls.from_mapping(table or {}, origin=origin)
 
     @classmethod
     def discover(cls, start: str | os.PathLike[str] | None = None) -> ModelCatalog:
@@ -283,14 +271,10 @@ class ModelCatalog:
         In each folder a ``nucleo.toml`` wins; else a ``pyproject.toml`` counts when it has a
         ``[tool.nucleo.models]`` table. Nothing found gives an empty catalog.
         """
-        directory = Path(start) if start is not None else Path.cwd()
-        for folder in (directory, *directory.resolve().parents):
-            nucleo_toml = folder / "nucleo.toml"
-            if nucleo_toml.is_file():
-                return cls.from_file(nucleo_toml)
-            pyproject = folder / "pyproject.toml"
-            if pyproject.is_file():
-                catalog = cls.from_file(pyproject)
-                if catalog.entries or catalog.grades:
-                    return catalog
-        return cls()
+
+        def configured(file: Path) -> ModelCatalog | None:
+            catalog = cls.from_file(file)
+            return catalog if catalog.entries or catalog.grades else None
+
+        found, _ = nearest_config(start, configured)
+        return found if found is not None else cls()
