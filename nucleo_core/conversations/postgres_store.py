@@ -36,9 +36,11 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.conversations._journal_sql import POSTGRES, SQLJournal, read_snapshot
+from nucleo_core.conversations._schema import POSTGRES_COMPONENT as COMPONENT
+from nucleo_core.conversations._schema import POSTGRES_MIGRATIONS as MIGRATIONS
 from nucleo_core.conversations.errors import ConversationBusy, ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
 from nucleo_core.conversations.postgres_hold import (
@@ -59,69 +61,6 @@ if TYPE_CHECKING:
 __all__ = ["MIGRATIONS", "PostgresConversationStore", "PostgresWriterHold"]
 
 logger = logging.getLogger("nucleo.conversations")
-
-#: The forward-only steps of the ``conversations`` component: ``MIGRATIONS[n]`` goes from
-#: version ``n`` to ``n + 1``. Timestamps are ISO text, as in SQLite, so both read alike.
-MIGRATIONS: Final[tuple[str, ...]] = (
-    """
-    CREATE TABLE nucleo_conversations (
-        id TEXT PRIMARY KEY,
-        seq BIGSERIAL UNIQUE,
-        created TEXT NOT NULL,
-        summary TEXT,
-        carried TEXT NOT NULL
-    );
-    CREATE TABLE nucleo_messages (
-        conversation_id TEXT NOT NULL REFERENCES nucleo_conversations(id) ON DELETE CASCADE,
-        position INTEGER NOT NULL,
-        record TEXT NOT NULL,
-        PRIMARY KEY (conversation_id, position)
-    );
-    CREATE TABLE nucleo_skills (
-        conversation_id TEXT NOT NULL REFERENCES nucleo_conversations(id) ON DELETE CASCADE,
-        position INTEGER NOT NULL,
-        name TEXT NOT NULL,
-        record TEXT,
-        PRIMARY KEY (conversation_id, position)
-    );
-    CREATE TABLE nucleo_markers (
-        conversation_id TEXT NOT NULL REFERENCES nucleo_conversations(id) ON DELETE CASCADE,
-        number INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        at TEXT NOT NULL,
-        position INTEGER,
-        PRIMARY KEY (conversation_id, number)
-    );
-    CREATE TABLE nucleo_metadata (
-        conversation_id TEXT NOT NULL REFERENCES nucleo_conversations(id) ON DELETE CASCADE,
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        PRIMARY KEY (conversation_id, key)
-    );
-    CREATE TABLE nucleo_artifacts (
-        conversation_id TEXT NOT NULL REFERENCES nucleo_conversations(id) ON DELETE CASCADE,
-        seq BIGSERIAL,
-        id TEXT NOT NULL,
-        content TEXT NOT NULL,
-        media_type TEXT NOT NULL,
-        created TEXT NOT NULL,
-        UNIQUE (conversation_id, id)
-    );
-    CREATE TABLE nucleo_writers (
-        conversation_id TEXT PRIMARY KEY,
-        token TEXT NOT NULL,
-        pid INTEGER NOT NULL,
-        host TEXT NOT NULL,
-        since TEXT NOT NULL
-    )
-    """,
-    # A writer's record lives as long as its session, which a server crash ends: the table
-    # needs no write-ahead log (taking and releasing a hold then wait for no disk flush).
-    "ALTER TABLE nucleo_writers SET UNLOGGED",
-)
-
-COMPONENT: Final = "conversations"
 
 
 def _store_error(message: str) -> ConversationStoreError:

@@ -33,6 +33,12 @@ from pathlib import Path
 from typing import Any, final
 
 from nucleo_core.conversations._journal_sql import SQLITE, SQLJournal, read_snapshot
+from nucleo_core.conversations._schema import (
+    SQLITE_SCHEMA,
+    SQLITE_SKILL_RECORDS,
+    SQLITE_WRITERS,
+)
+from nucleo_core.conversations._schema import SQLITE_SCHEMA_VERSION as SCHEMA_VERSION
 from nucleo_core.conversations.errors import ConversationStoreError
 from nucleo_core.conversations.journal import ConversationSnapshot
 from nucleo_core.conversations.writer_hold import (
@@ -47,73 +53,8 @@ from nucleo_core.stores.sqlite import MEMORY, immediate, open_sqlite, run_script
 
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
 
-#: The schema this module writes; a file of a later version is refused.
-SCHEMA_VERSION = 3
 
 logger = logging.getLogger("nucleo.conversations")
-
-#: Who writes each conversation held now (version 2). Not tied to ``conversations``: a hold is
-#: taken before the conversation it holds is created. A row whose lock is free is a holder that
-#: ended without releasing (it died); the next holder replaces it.
-_WRITERS = """
-CREATE TABLE writers (
-    conversation_id TEXT PRIMARY KEY,
-    token TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL,
-    since TEXT NOT NULL
-) WITHOUT ROWID
-"""
-
-#: Version 3 keeps each attached skill's record beside its name (``NULL``: attached by name
-#: only, as every skill of an earlier version was), so a resumed conversation rebuilds the
-#: skill's instructions and ``allowed-tools`` restriction as they were when it was attached.
-_SKILL_RECORDS = "ALTER TABLE skills ADD COLUMN record TEXT"
-
-#: The tables of version 1; version 2 adds `_WRITERS`, version 3 `_SKILL_RECORDS`.
-_SCHEMA = """
-CREATE TABLE conversations (
-    id TEXT PRIMARY KEY,
-    created TEXT NOT NULL,
-    summary TEXT,
-    carried TEXT NOT NULL
-);
-CREATE TABLE messages (
-    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (conversation_id, position)
-) WITHOUT ROWID;
-CREATE TABLE skills (
-    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    PRIMARY KEY (conversation_id, position)
-) WITHOUT ROWID;
-CREATE TABLE markers (
-    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    number INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    at TEXT NOT NULL,
-    position INTEGER,
-    PRIMARY KEY (conversation_id, number)
-) WITHOUT ROWID;
-CREATE TABLE metadata (
-    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (conversation_id, key)
-) WITHOUT ROWID;
-CREATE TABLE artifacts (
-    conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    id TEXT NOT NULL,
-    content TEXT NOT NULL,
-    media_type TEXT NOT NULL,
-    created TEXT NOT NULL,
-    UNIQUE (conversation_id, id)
-);
-"""
 
 
 @final
@@ -197,11 +138,11 @@ class SQLiteConversationStore(SQLJournal):
                     f"than this nucleo reads (up to {SCHEMA_VERSION}); upgrade nucleo-core"
                 )
             if version == 0:
-                run_script(connection, _SCHEMA)
+                run_script(connection, SQLITE_SCHEMA)
             if version < 2:  # version 2 added who writes each conversation
-                connection.execute(_WRITERS)
+                connection.execute(SQLITE_WRITERS)
             if version < 3 and not _has_column(connection, "skills", "record"):
-                connection.execute(_SKILL_RECORDS)  # version 3 added the skills' records
+                connection.execute(SQLITE_SKILL_RECORDS)  # version 3 added the skills' records
             if version < SCHEMA_VERSION:
                 connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
