@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
 from nucleo_core.hub._availability import (
     grants_still_held,
@@ -22,6 +22,12 @@ from nucleo_core.hub._availability import (
 )
 from nucleo_core.hub._meta_offers import MetaToolOffers
 from nucleo_core.hub._off_loop import decided_off_loop
+from nucleo_core.hub._offering import (
+    offer_catalog,
+    request_skill_offer,
+    request_tools_offer,
+    search_tools_offer,
+)
 from nucleo_core.hub._palette_assembly import (
     Assembly,
     assemble,
@@ -34,13 +40,11 @@ from nucleo_core.hub._thinker_entries import ThinkerEntries
 from nucleo_core.hub._tool_requests import (
     admitted_deferred,
     apply_tools,
-    closest_names,
     decide_tools,
     search_tools,
 )
 from nucleo_core.hub.call_door import available_provider
 from nucleo_core.hub.meta_tools import (
-    REQUEST_TOOLS,
     RequestSkillProvider,
     RequestSkillResult,
     RequestToolsProvider,
@@ -372,18 +376,6 @@ class ThinkerBase:
         """Tools a thinker family adds to every turn's palette (none here)."""
         return ()
 
-    def _request_tools_for(
-        self, catalog: Sequence[ToolProvider], *, enumerated: bool = True
-    ) -> RequestToolsProvider:
-        return self._offers.request_tools_for(
-            catalog,
-            enumerated=enumerated,
-            suggest=lambda name: ThinkerBase._closest_names(self, name),
-        )
-
-    def _request_skill_for(self, skills: Sequence[Skill]) -> RequestSkillProvider:
-        return self._offers.request_skill_for(skills)
-
     def approver_now(self) -> Approver | None:
         """Who approves this thinker's ``confirm``-level calls now.
 
@@ -442,10 +434,6 @@ class ThinkerBase:
         """
         return await search_tools(self, ThinkerBase, query, limit)
 
-    def _closest_names(self, name: str) -> list[str]:
-        """The catalog names closest to ``name`` (a few), for a wrong name's correction."""
-        return closest_names(self, ThinkerBase, name)
-
     async def _admitted_deferred(self, provider: ToolProvider) -> ToolProvider:
         """The catalog tool a deferred stand-in runs, admitted through the door at its first call.
 
@@ -495,7 +483,7 @@ class ThinkerBase:
     def _restrictions_changed(self) -> None:
         """A skill's restriction was set or lifted: the narrowed request_tools applies at once."""
         if self._assembled:
-            self._offer_catalog()
+            offer_catalog(self, ThinkerBase)
             if self._read_only:
                 ReadOnlyPalette.sweep(self._registry)
 
@@ -532,93 +520,21 @@ class ThinkerBase:
 
         What the ``builtin:request_tools`` plugin contributes to every palette.
         """
-        catalog = ThinkerBase.tool_catalog(self)
-        if not catalog:
-            return None
-        mode = ThinkerBase._offer_mode(self, catalog)
-        if mode == "provider":
-            return None
-        return ThinkerBase._request_tools_for(self, catalog, enumerated=mode == "enumerate")
+        return request_tools_offer(self, ThinkerBase)
 
     def _search_tools_offer(self) -> list[ToolProvider]:
         """``search_tools`` (``search`` offer) or the deferred catalog (``provider`` offer).
 
-        What the ``builtin:search_tools`` plugin contributes: nothing while the catalog is
-        enumerated or empty. Deferred, every catalog tool the palette does not hold is offered
-        as a `DeferredToolProvider` (the same object while its tool is the same), after every
-        other tool, so the front of the tool list never changes.
+        What the ``builtin:search_tools`` plugin contributes (`search_tools_offer`).
         """
-        catalog = ThinkerBase.tool_catalog(self)
-        if not catalog:
-            return []
-        mode = ThinkerBase._offer_mode(self, catalog)
-        if mode == "search":
-            return [self._offers.search_tools]
-        if mode != "provider" or self._read_only:  # read-only: no offer, as request_tools
-            return []
-        # Names the palette holds otherwise (a stand-in must not take one).
-        hub = self._hub
-        taken = {name for name in self._registry.names() if name not in self._offers.deferred}
-        for each in (hub.default_tools(type(self)), hub.system_wide_tools()):
-            taken.update(provider.name for provider in each)
-        taken.update(provider.name for provider in [*self._added, *self._granted])
-        return list[ToolProvider](self._offers.stand_ins(catalog, taken))
-
-    def _offer_mode(
-        self, catalog: Sequence[ToolProvider]
-    ) -> Literal["enumerate", "search", "provider"]:
-        """How ``catalog`` is offered this turn: the declared `tool_offer`, resolved.
-
-        ``"auto"`` enumerates while the ``request_tools`` definition would fit `OFFER_BUDGET`;
-        ``"provider"`` falls back to ``"search"`` when the model client cannot defer.
-
-        Raises:
-            ValueError: The class or the hub declares an offer that is not a `ToolOffer`.
-        """
-        declared = type(self).tool_offer
-        if declared is None:
-            declared = getattr(self._hub, "tool_offer", "auto")
-        return self._offers.mode(
-            declared,
-            type(self).__qualname__,
-            catalog,
-            defers=lambda: ThinkerBase._defers_natively(self),
-        )
-
-    def _defers_natively(self) -> bool:
-        """Whether this thinker's model client sends deferred tools for the provider to search.
-
-        Read from the client the thinker was given (``client``: its ``defers_tools``); a
-        thinker whose client is resolved per call from the model catalog is not known to
-        defer, and searches instead.
-        """
-        client = getattr(self, "client", None)
-        return bool(getattr(client, "defers_tools", False))
+        return search_tools_offer(self, ThinkerBase)
 
     def _request_skill_offer(self) -> RequestSkillProvider | None:
         """``request_skill`` over the catalog's skills not attached yet, or ``None``.
 
         What the ``builtin:request_skill`` plugin contributes to every palette.
         """
-        held = self._skill_binding.held
-        skills = [skill for skill in ThinkerBase.skill_catalog(self) if skill not in held]
-        return self._request_skill_for(skills) if skills else None
-
-    def _offer_catalog(self) -> None:
-        """Narrow ``request_tools`` to this moment's catalog, or remove it when empty.
-
-        Called when a skill attaches mid-turn; only while ``request_tools`` is offered (its
-        builtin plugin may be switched off).
-        """
-        if REQUEST_TOOLS not in self._offered:
-            return
-        provider = ThinkerBase._request_tools_offer(self)
-        if provider is not None:
-            self._registry.register(provider)
-            self._offered[REQUEST_TOOLS] = provider
-        else:
-            self._registry.unregister(REQUEST_TOOLS)
-            self._offered.pop(REQUEST_TOOLS, None)
+        return request_skill_offer(self, ThinkerBase)
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} at {id(self):#x}>"
