@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from nucleo_core._project_table import NUCLEO_TOML, nearest_config, table_keys
 from nucleo_core.gateway.errors import GatewayConfigError
-from nucleo_core.skills._project_table import NUCLEO_TOML, nearest_config, table_keys
 
 __all__ = ["PROFILE_KEYS", "GatewayOffer", "GatewayProfile", "discover_profile"]
 

@@ -32,12 +32,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from nucleo_core._project_table import nearest_config, read_table
 from nucleo_core.guard._time_limit import DEFAULT_HOOK_TIMEOUT
 from nucleo_core.guard.errors import GuardConfigError
 from nucleo_core.guard.policy import PermissionPolicy
 from nucleo_core.guard.rule import RULE_KEYS, PermissionRule
 from nucleo_core.plugins.decision import Decision
-from nucleo_core.skills._project_table import nearest_config, read_table
 from nucleo_core.tools.risk import Risk
 
 __all__ = [

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from nucleo_core._project_table import read_table
 from nucleo_core.mcp._config_values import as_risk, as_strings
 from nucleo_core.mcp._server_config import MCPServerConfig, MCPToolSettings
 from nucleo_core.mcp.errors import MCPConfigError
-from nucleo_core.skills._project_table import read_table
 
 __all__ = ["discover_servers", "servers_from_file", "servers_from_mapping", "servers_from_mcp_json"]
 

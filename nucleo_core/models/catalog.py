@@ -11,10 +11,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nucleo_core._project_table import nearest_config, read_table
 from nucleo_core.errors import ModelNotConfigured
 from nucleo_core.models._entry import PROVIDERS, ModelEntry
 from nucleo_core.models.declaration import ThinkerDeclaration
-from nucleo_core.skills._project_table import nearest_config, read_table
 
 if TYPE_CHECKING:
     import asyncio

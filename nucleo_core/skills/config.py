@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from nucleo_core.skills._project_table import nearest_config, read_table
+from nucleo_core._project_table import nearest_config, read_table
 from nucleo_core.skills.aliases import aliases_from
 from nucleo_core.skills.errors import SkillsConfigError
 

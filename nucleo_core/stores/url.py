@@ -17,13 +17,13 @@ One URL for every concern:
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from nucleo_core._project import project_folder
+from nucleo_core._project_table import NUCLEO_TOML, PYPROJECT_TOML, read_table, table_keys
 from nucleo_core.stores.errors import StoreURLError
 
 __all__ = [
@@ -143,14 +143,14 @@ def resolve_store_url(
     if environment:
         return _parsed(environment, f"${STORE_ENVIRONMENT_VARIABLE}", None)
     folder = project_folder(start)
-    for name, keys in (("nucleo.toml", ()), ("pyproject.toml", ("tool", "nucleo"))):
+    for name in (NUCLEO_TOML, PYPROJECT_TOML):
         file = folder / name
         if not file.is_file():
             continue
-        configured = _configured(file, keys)
+        configured = _configured(file)
         if configured is None:
             return None
-        return _parsed(configured, f"{file} [{'.'.join((*keys, 'store'))}]", folder)
+        return _parsed(configured, f"{file} [{'.'.join((*table_keys(file, ()), 'store'))}]", folder)
     return None
 
 
@@ -161,15 +161,9 @@ def _parsed(url: str, origin: str, base: Path | None) -> StoreURL:
         raise StoreURLError(f"{origin}: {exc}") from exc
 
 
-def _configured(file: Path, keys: tuple[str, ...]) -> str | None:
-    try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise StoreURLError(f"{file}: not valid TOML ({exc})") from exc
-    table: object = document
-    for key in keys:
-        table = table.get(key, {}) if isinstance(table, dict) else {}
-    if not isinstance(table, dict) or "store" not in table:
+def _configured(file: Path) -> str | None:
+    table, _ = read_table(file, (), StoreURLError)
+    if table is None or "store" not in table:
         return None
     value = table["store"]
     if not isinstance(value, str):

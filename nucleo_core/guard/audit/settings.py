@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from nucleo_core._project import PROJECT_FOLDER_NAME, project_folder
+from nucleo_core._project_table import NUCLEO_TOML, PYPROJECT_TOML, read_table
 from nucleo_core.guard.audit.errors import AuditConfigError
-from nucleo_core.skills._project_table import NUCLEO_TOML, PYPROJECT_TOML, read_table
 
 __all__ = [
     "AUDIT_ENVIRONMENT_VARIABLE",

@@ -6,7 +6,8 @@ MCP servers) reads its table the same way (`read_table`) and finds the project's
 way (`nearest_config`): going up from the working directory, in each folder a ``nucleo.toml``
 wins, and a ``pyproject.toml`` counts when it holds the table.
 
-The skills layer is the lowest that reads configuration, so the shared reading lives here.
+Every layer reads its settings this way, and ``stores.url`` the store's URL, so the reading
+lives in the foundation.
 """
 
 from __future__ import annotations
