@@ -14,10 +14,8 @@ from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from nucleo_core.hub._availability import (
-    grants_still_held,
     offered_now,
     reconciled_catalog,
-    revoke_grants_off,
     surface_now,
 )
 from nucleo_core.hub._meta_offers import MetaToolOffers
@@ -30,11 +28,10 @@ from nucleo_core.hub._offering import (
 )
 from nucleo_core.hub._palette_assembly import (
     Assembly,
-    assemble,
     narrowed,
-    reassembled_in_place,
     within,
 )
+from nucleo_core.hub._palette_turn import reconcile_palette
 from nucleo_core.hub._skill_binding import SkillBinding
 from nucleo_core.hub._thinker_entries import ThinkerEntries
 from nucleo_core.hub._tool_requests import (
@@ -301,76 +298,7 @@ class ThinkerBase:
         delegate's ceiling and the read-only sweep. Re-registration keeps each tool's place,
         so the front of the prompt stays stable across turns.
         """
-        with self._lock:
-            registry = self._registry
-            hub = self._hub
-            previous, self._catalog_at_assembly = self._catalog_at_assembly, self._catalog_base()
-            if self._granted and not grants_still_held(self, ThinkerBase, previous):
-                # a narrowed catalog revokes the grants made from it
-                revoke_grants_off(self, reconciled_catalog(self, ThinkerBase, within_surface=False))
-            defaults = hub.default_tools(type(self))
-            extras = list(self.palette_extras())
-            fixed = [*defaults, *self._added, *extras]
-            # A system-wide tool never takes a name this thinker's own tools hold (the hub
-            # reports the clash once): a third-party name cannot take the thinker down.
-            system_wide: list[ToolProvider] = []
-            offered_system_wide = hub.system_wide_tools()
-            own = (
-                {provider.name: provider for provider in [*fixed, *self._granted]}
-                if offered_system_wide
-                else {}
-            )
-            for provider in offered_system_wide:
-                mine = own.get(provider.name)
-                if mine is not None and mine != provider:
-                    hub.note_clash(type(self), provider, mine)
-                    continue
-                system_wide.append(provider)
-            contributed = hub.plugins.palette_providers(self)
-            wanted: list[ToolProvider] = [
-                *defaults,
-                *system_wide,
-                *self._added,
-                *self._granted,
-                *extras,
-                *contributed,
-            ]
-            segments = (
-                len(defaults),
-                len(system_wide),
-                len(self._added),
-                len(self._granted),
-                len(extras),
-                len(contributed),
-            )
-            last = self._palette_at_assembly
-            if last is not None:
-                delta = reassembled_in_place(
-                    registry,
-                    last,
-                    wanted,
-                    segments,
-                    ceiling=self._ceiling,
-                    inherited=self._inherited,
-                    offered=self._offered,
-                    read_only=self._read_only,
-                )
-                if delta is not None:
-                    self._palette_at_assembly = delta
-                    return registry
-            self._conditional, self._offered, self._palette_at_assembly = assemble(
-                registry,
-                wanted,
-                segments,
-                fixed=[*fixed, *contributed],
-                system_wide=system_wide,
-                granted=self._granted,
-                inherited=self._inherited,
-                ceiling=self._ceiling,
-                read_only=self._read_only,
-            )
-            self._assembled = True
-            return registry
+        return reconcile_palette(self, ThinkerBase)
 
     def palette_extras(self) -> Iterable[ToolProvider]:
         """Tools a thinker family adds to every turn's palette (none here)."""
