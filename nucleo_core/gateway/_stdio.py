@@ -27,7 +27,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from nucleo_core.models._aclosing import AsyncClosesOnExit
+from nucleo_core._closing import AsyncClosesOnExit
 
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage

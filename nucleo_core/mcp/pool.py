@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Self
 
-from nucleo_core._closing import ClosesOnExit
+from nucleo_core._closing import AsyncClosesOnExit, ClosesOnExit
 from nucleo_core.mcp._crossing import relay
 from nucleo_core.mcp._features import ClientFeatures
 from nucleo_core.mcp._pool_runtime import ListingListener, PoolRuntime
@@ -30,7 +30,6 @@ from nucleo_core.mcp.elicitation import CallElicitations
 from nucleo_core.mcp.errors import MCPConfigError, MCPServerUnavailable
 from nucleo_core.mcp.report import MCPServerStatus
 from nucleo_core.mcp.result import MCPToolResult
-from nucleo_core.models._aclosing import AsyncClosesOnExit
 
 if TYPE_CHECKING:
     from nucleo_core.guard.audit.log import AuditLog

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from nucleo_core._closing import ClosesOnExit
+from nucleo_core._closing import AsyncClosesOnExit, ClosesOnExit
 from nucleo_core.mcp._server_catalogs import CatalogHook, ServerCatalogs
 from nucleo_core.mcp._server_listings import ServerListings
 from nucleo_core.mcp._server_pins import ServerPins
@@ -32,7 +32,6 @@ from nucleo_core.mcp.pins import Pin, PinStore, Quarantine, pin_store_path
 from nucleo_core.mcp.pool import MCPClientPool
 from nucleo_core.mcp.provider import MCPToolProvider
 from nucleo_core.mcp.report import MCPProblem
-from nucleo_core.models._aclosing import AsyncClosesOnExit
 from nucleo_core.tools.registry import ShadowRecord
 
 if TYPE_CHECKING:

@@ -33,9 +33,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Final, final
 
+from nucleo_core._closing import AsyncClosesOnExit
 from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import ModelNotConfigured, ModelResponseMalformed
-from nucleo_core.models._aclosing import AsyncClosesOnExit
 from nucleo_core.models._anthropic_errors import malformed, translatable, translate
 from nucleo_core.models._anthropic_names import API_KEY_ENV, PROVIDER
 from nucleo_core.models._anthropic_reply import parse_reply, to_response

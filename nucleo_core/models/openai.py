@@ -68,9 +68,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, final
 
+from nucleo_core._closing import AsyncClosesOnExit
 from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import ModelError, ModelNotConfigured, ModelRequestRejected
-from nucleo_core.models._aclosing import AsyncClosesOnExit
 from nucleo_core.models._json_depth import MAX_JSON_DEPTH, loads_cut
 from nucleo_core.models._openai_endpoint import OPENAI_BASE_URL, is_openai_endpoint, printable_url
 from nucleo_core.models._openai_errors import OpenAIErrors, retryable
