@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied
-from nucleo_core.thinking._execution_awareness import ConversationAware, RegistryAware
 from nucleo_core.thinking._execution_durable import ResumesDelegation, settled_refusal
 from nucleo_core.thinking._execution_outcome import _error, _failure, _internal
 from nucleo_core.thinking._execution_report import CallOutcome, CallStatus
 from nucleo_core.thinking._execution_turn import _Ready, _Turn
+from nucleo_core.tools.awareness import ConversationAware, RegistryAware
 
 if TYPE_CHECKING:
     from nucleo_core.thinking.tool_call import ToolCall

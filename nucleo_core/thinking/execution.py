@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, final
 
-from nucleo_core.thinking._execution_awareness import ConversationAware, RegistryAware, runs_alone
 from nucleo_core.thinking._execution_durable import DurableApprovals, PendingCall
 from nucleo_core.thinking._execution_policy import ExecutionPolicy
 from nucleo_core.thinking._execution_reconcile import NO_RESULT, reconcile_results
@@ -57,6 +56,7 @@ from nucleo_core.thinking._execution_turn import (
     EventObserver,
     OutputRenderer,
 )
+from nucleo_core.tools.awareness import ConversationAware, RegistryAware, runs_alone
 
 if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approver
