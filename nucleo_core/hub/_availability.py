@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from nucleo_core.hub._palette_assembly import Ceiling, narrowed, within
+from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.registry import ToolRegistry
 
@@ -22,9 +23,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PaletteHolder",
+    "SkillCatalogHolder",
     "grants_still_held",
     "offered_now",
     "reconciled_catalog",
+    "reconciled_skill_catalog",
     "revoke_grants_off",
     "still_in_catalog",
     "surface_now",
@@ -83,6 +86,16 @@ class PaletteHolder(Protocol):
         """The thinker's per-turn narrowing of its catalog."""
 
 
+class SkillCatalogHolder(Protocol):
+    """What a `ThinkerBase`'s skill catalog is read from."""
+
+    def _skill_catalog_base(self) -> Sequence[Skill]:
+        """What the thinker's skill catalog is drawn from."""
+
+    def reconcile_skill_catalog(self, catalog: list[Skill]) -> list[Skill]:
+        """The thinker's per-turn narrowing of its skill catalog."""
+
+
 def reconciled_catalog(
     thinker: PaletteHolder, base: type[Any], *, within_surface: bool
 ) -> Sequence[ToolProvider]:
@@ -102,6 +115,23 @@ def reconciled_catalog(
     if type(thinker).reconcile_catalog is not base.reconcile_catalog:
         # An override may only narrow: what it returns beyond its input is dropped.
         catalog = narrowed(catalog, thinker.reconcile_catalog(list(catalog)))
+    return catalog
+
+
+def reconciled_skill_catalog(
+    thinker: SkillCatalogHolder, base: type[Any], *, by_user: bool
+) -> Sequence[Skill]:
+    """The class's skill catalog, narrowed by ``reconcile_skill_catalog`` (which only narrows).
+
+    A person's catalog (``by_user``) keeps the skills kept from the model
+    (``disable-model-invocation``).
+    """
+    catalog: Sequence[Skill] = thinker._skill_catalog_base()
+    if not by_user and any(skill.disable_model_invocation for skill in catalog):
+        # disable-model-invocation: never offered to the model nor granted to it.
+        catalog = [skill for skill in catalog if not skill.disable_model_invocation]
+    if type(thinker).reconcile_skill_catalog is not base.reconcile_skill_catalog:
+        catalog = narrowed(catalog, thinker.reconcile_skill_catalog(list(catalog)))
     return catalog
 
 

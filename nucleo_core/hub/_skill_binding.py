@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from nucleo_core.hub.admission import Admission
+from nucleo_core.hub.meta_tools import RequestSkillResult
 from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.registry import ToolRegistry
 
@@ -76,6 +78,15 @@ class SkillBinding:
     def is_attached(self, name: str) -> bool:
         """Whether the conversation (or, between runs, this thinker) holds the skill ``name``."""
         return any(skill.name == name for skill in self.synced())
+
+    def granted(self, name: str, admission: Admission) -> RequestSkillResult:
+        """Attach the skill ``name`` when ``admission`` granted it; the answer to the request."""
+        if not admission.granted or admission.skill is None:
+            return RequestSkillResult(skill=name, granted=False, reason=admission.reason)
+        with self._lock:  # checked again: a concurrent request may have attached it meanwhile
+            if not self.is_attached(name):
+                self.attach(admission.skill)
+        return RequestSkillResult(skill=name, granted=True)
 
     def attach(self, skill: Skill) -> None:
         """Attach ``skill`` to the bound conversation, if any, then apply it here.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -40,6 +41,19 @@ class ThinkerEntries:
     search_tools_async: Callable[[str, int], Awaitable[Any]]
     #: The catalog tool a deferred stand-in runs, admitted through the door at its first call.
     admitted_deferred: Callable[[ToolProvider], Awaitable[ToolProvider]]
+
+    @classmethod
+    def bound(cls, thinker: Any, base: type[Any]) -> ThinkerEntries:
+        """``base``'s own implementations (`ThinkerBase`'s), bound to ``thinker``."""
+        return cls(
+            tool_catalog=partial(base.tool_catalog, thinker),
+            skill_catalog=lambda by_user: base.skill_catalog(thinker, by_user=by_user),
+            offered_now=partial(base._offered_now, thinker),
+            request_tools_async=partial(base.request_tools_async, thinker),
+            request_skill_async=partial(base.request_skill_async, thinker),
+            search_tools_async=partial(base.search_tools_async, thinker),
+            admitted_deferred=partial(base._admitted_deferred, thinker),
+        )
 
 
 def entries_of(thinker: Any) -> ThinkerEntries | None:

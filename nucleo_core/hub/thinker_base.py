@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from nucleo_core.hub._availability import (
     offered_now,
     reconciled_catalog,
+    reconciled_skill_catalog,
     surface_now,
 )
 from nucleo_core.hub._meta_offers import MetaToolOffers
@@ -28,7 +28,6 @@ from nucleo_core.hub._offering import (
 )
 from nucleo_core.hub._palette_assembly import (
     Assembly,
-    narrowed,
     within,
 )
 from nucleo_core.hub._palette_turn import reconcile_palette
@@ -59,7 +58,6 @@ from nucleo_core.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from nucleo_core.guard.approvals import Approver
     from nucleo_core.hub._skill_binding import SkillConversation
-    from nucleo_core.hub.admission import Admission
     from nucleo_core.hub.hub import ToolHub
     from nucleo_core.hub.selector import ToolSelector
     from nucleo_core.skills.selector import SkillSelector
@@ -101,15 +99,7 @@ class ThinkerBase:
         self._hub = hub
         self._read_only = bool(read_only)
         # Its own implementations, for admission, the call door and the meta-tools.
-        self._entries = ThinkerEntries(
-            tool_catalog=partial(ThinkerBase.tool_catalog, self),
-            skill_catalog=lambda by_user: ThinkerBase.skill_catalog(self, by_user=by_user),
-            offered_now=partial(ThinkerBase._offered_now, self),
-            request_tools_async=partial(ThinkerBase.request_tools_async, self),
-            request_skill_async=partial(ThinkerBase.request_skill_async, self),
-            search_tools_async=partial(ThinkerBase.search_tools_async, self),
-            admitted_deferred=partial(ThinkerBase._admitted_deferred, self),
-        )
+        self._entries = ThinkerEntries.bound(self, ThinkerBase)
         self._registry = ToolRegistry()
         self._lock = threading.RLock()
         self._added: list[ToolProvider] = []
@@ -252,13 +242,7 @@ class ThinkerBase:
             by_user: The catalog a person chooses from (``nucleo chat --skill``): the skills
                 kept from the model (``disable-model-invocation``) stay in it.
         """
-        catalog: Sequence[Skill] = self._skill_catalog_base()
-        if not by_user and any(skill.disable_model_invocation for skill in catalog):
-            # disable-model-invocation: never offered to the model nor granted to it.
-            catalog = [skill for skill in catalog if not skill.disable_model_invocation]
-        if type(self).reconcile_skill_catalog is not ThinkerBase.reconcile_skill_catalog:
-            catalog = narrowed(catalog, self.reconcile_skill_catalog(list(catalog)))
-        return catalog
+        return reconciled_skill_catalog(self, ThinkerBase, by_user=by_user)
 
     def _catalog_base(self) -> Sequence[ToolProvider]:
         """What this thinker's catalog is drawn from: its class's catalog on the hub.
@@ -391,22 +375,14 @@ class ThinkerBase:
         if self._skill_binding.is_attached(name):
             return RequestSkillResult(skill=name, granted=True)
         admission = self._hub.admit_skill(self, name, by_user=by_user)
-        return ThinkerBase._apply_skill(self, name, admission)
+        return self._skill_binding.granted(name, admission)
 
     async def request_skill_async(self, name: str) -> RequestSkillResult:
         """`request_skill` for the ``request_skill`` meta-tool; as `request_tools_async`."""
         if self._skill_binding.is_attached(name):
             return RequestSkillResult(skill=name, granted=True)
         admission = await decided_off_loop(lambda: self._hub.admit_skill(self, name))
-        return ThinkerBase._apply_skill(self, name, admission)
-
-    def _apply_skill(self, name: str, admission: Admission) -> RequestSkillResult:
-        if not admission.granted or admission.skill is None:
-            return RequestSkillResult(skill=name, granted=False, reason=admission.reason)
-        with self._lock:  # checked again: a concurrent request may have attached it meanwhile
-            if not self._skill_binding.is_attached(name):
-                self._skill_binding.attach(admission.skill)
-        return RequestSkillResult(skill=name, granted=True)
+        return self._skill_binding.granted(name, admission)
 
     def _restrictions_changed(self) -> None:
         """A skill's restriction was set or lifted: the narrowed request_tools applies at once."""
