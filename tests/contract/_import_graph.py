@@ -324,13 +324,31 @@ def _node(member: str) -> str:
 
 
 def _label(member: str) -> str:
-    names = {"__init__": "nucleo_core (the public API)", "_*": "nucleo_core._* (shared machinery)"}
+    names = {"__init__": "nucleo_core", "_*": "nucleo_core._*"}
     return names.get(member, member)
+
+
+def dependency_table() -> str:
+    """Each member of :data:`LAYERS` and the members it imports, as a Markdown table."""
+    present = {member_of(module)[1] for module in module_files()}
+    imports: dict[str, set[str]] = {}
+    for importer, imported in package_edges():
+        imports.setdefault(importer, set()).add(imported)
+    order = {member: n for n, (_, members) in enumerate(LAYERS) for member in members}
+    lines = ["| layer | package | imports from |", "| --- | --- | --- |"]
+    for number, (title, members) in enumerate(LAYERS):
+        for member in members:
+            if member not in present:
+                continue
+            used = sorted(imports.get(member, ()), key=lambda m: (order.get(m, 0), m))
+            listed = ", ".join(f"`{_label(m)}`" for m in used) or "nothing"
+            lines.append(f"| {number}. {title} | `{_label(member)}` | {listed} |")
+    return "\n".join(lines)
 
 
 def diagram_block() -> str:
     """The generated part of ``docs/architecture.md``, markers included."""
-    return f"{BEGIN_DIAGRAM}\n{mermaid_diagram()}\n{END_DIAGRAM}"
+    return f"{BEGIN_DIAGRAM}\n{mermaid_diagram()}\n\n{dependency_table()}\n{END_DIAGRAM}"
 
 
 def page_with_current_diagram(text: str) -> str:
