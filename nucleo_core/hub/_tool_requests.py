@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RequestingThinker",
+    "add_tool",
     "admitted_deferred",
     "apply_tools",
     "closest_names",
@@ -41,6 +42,25 @@ class RequestingThinker(PaletteHolder, Protocol):
     @property
     def _offers(self) -> MetaToolOffers:
         """Its meta-tools' state: the catalog's search index, the deferred tools admitted."""
+
+    @property
+    def _added(self) -> list[ToolProvider]:
+        """The tools added to the running thinker (`add_tool`)."""
+
+    @property
+    def _assembled(self) -> bool:
+        """Whether its palette was assembled once (the thinker is running)."""
+
+
+def add_tool(thinker: RequestingThinker, provider: ToolProvider) -> ToolProvider:
+    """Add ``provider`` to ``thinker``'s palette: from its next turn, or at once while it runs."""
+    with thinker._lock:
+        if provider not in thinker._added:
+            thinker._added.append(provider)
+        if thinker._assembled:  # a running thinker: the tool joins the palette at once
+            thinker._registry.register(provider)
+            thinker._offered[provider.name] = provider
+    return provider
 
 
 def decide_tools(

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from nucleo_core.hub.search_tool import ToolOffer
     from nucleo_core.plugins.record import PluginRecord
     from nucleo_core.search.semantic import Embedder
-    from nucleo_core.telemetry.observer import RunObserver
 
 __all__ = ["ToolHub"]
 
@@ -106,7 +105,10 @@ class ToolHub:
     search_embedder: Embedder | None = None
     #: What observes this hub's runs, model calls, tool calls and admissions (tracing:
     #: `nucleo_core.telemetry.instrument` sets one); ``None``, the default, observes nothing.
-    observer: RunObserver | None = None
+    #: The hub itself calls its ``admission`` only (an `AdmissionObserver`); the thinkers and
+    #: executions call the rest of a ``nucleo_core.telemetry.RunObserver``, a layer above,
+    #: which they read it as (`nucleo_core.telemetry.observer.run_observer`).
+    observer: Any = None
 
     _default: ClassVar[ToolHub | None] = None
     _default_lock: ClassVar[threading.Lock] = threading.Lock()

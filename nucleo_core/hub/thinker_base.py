@@ -26,14 +26,12 @@ from nucleo_core.hub._offering import (
     request_tools_offer,
     search_tools_offer,
 )
-from nucleo_core.hub._palette_assembly import (
-    Assembly,
-    within,
-)
+from nucleo_core.hub._palette_assembly import Assembly, within
 from nucleo_core.hub._palette_turn import reconcile_palette
 from nucleo_core.hub._skill_binding import SkillBinding
 from nucleo_core.hub._thinker_entries import ThinkerEntries
 from nucleo_core.hub._tool_requests import (
+    add_tool,
     admitted_deferred,
     apply_tools,
     decide_tools,
@@ -46,10 +44,7 @@ from nucleo_core.hub.meta_tools import (
     RequestToolsProvider,
     RequestToolsResult,
 )
-from nucleo_core.hub.search_tool import (
-    SearchToolsResult,
-    ToolOffer,
-)
+from nucleo_core.hub.search_tool import SearchToolsResult, ToolOffer
 from nucleo_core.tools.palette import ReadOnlyPalette
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
@@ -212,14 +207,7 @@ class ThinkerBase:
 
     def add_tool(self, tool: ToolLike) -> ToolProvider:
         """Add a tool to this running thinker's palette (checked at the call like any other)."""
-        provider = provider_for(tool)
-        with self._lock:
-            if provider not in self._added:
-                self._added.append(provider)
-            if self._assembled:  # a running thinker: the tool joins the palette at once
-                self._registry.register(provider)
-                self._offered[provider.name] = provider
-        return provider
+        return add_tool(self, provider_for(tool))
 
     # -- catalogs -----------------------------------------------------------------------------
 
@@ -405,13 +393,9 @@ class ThinkerBase:
         return self._skill_binding.synced()
 
     def _enter_conversation(self, context: SkillConversation) -> None:
-        """Bind the skills to ``context``, the conversation a run or turn starts on.
+        """Bind the skills to ``context``, as a run or turn starts on it (`SkillBinding.enter`).
 
-        Framework-internal: the thinker families call it as a run or turn starts. The
-        declared default skills are attached to the conversation when it lacks them (a new
-        conversation receives them at its start), then the skills attached while no
-        conversation was bound; this thinker's skills and their restrictions are then rebuilt
-        from the conversation, so nothing of an earlier, unrelated conversation remains.
+        Framework-internal: the thinker families call it as a run or turn starts.
         """
         self._skill_binding.enter(context)
 
