@@ -52,6 +52,10 @@ class PaletteHolder(Protocol):
         """The palette."""
 
     @property
+    def _added(self) -> list[ToolProvider]:
+        """The tools added to the running thinker (`ThinkerBase.add_tool`)."""
+
+    @property
     def _offered(self) -> dict[str, ToolProvider]:
         """What the thinker itself put in its palette, by name."""
 

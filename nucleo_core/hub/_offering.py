@@ -35,10 +35,6 @@ class OfferingThinker(RequestingThinker, Protocol):
     tool_offer: ClassVar[ToolOffer | None]
 
     @property
-    def _added(self) -> list[ToolProvider]:
-        """The tools added to the running thinker (`ThinkerBase.add_tool`)."""
-
-    @property
     def _skill_binding(self) -> SkillBinding:
         """The skills the thinker holds."""
 

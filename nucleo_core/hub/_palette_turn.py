@@ -34,10 +34,6 @@ class AssemblingThinker(PaletteHolder, Protocol):
     _conditional: dict[str, str]
     _assembled: bool
 
-    @property
-    def _added(self) -> list[ToolProvider]:
-        """The tools added to the running thinker (`ThinkerBase.add_tool`)."""
-
     def palette_extras(self) -> Iterable[ToolProvider]:
         """The family's own per-turn tools."""
 

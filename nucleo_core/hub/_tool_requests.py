@@ -44,10 +44,6 @@ class RequestingThinker(PaletteHolder, Protocol):
         """Its meta-tools' state: the catalog's search index, the deferred tools admitted."""
 
     @property
-    def _added(self) -> list[ToolProvider]:
-        """The tools added to the running thinker (`add_tool`)."""
-
-    @property
     def _assembled(self) -> bool:
         """Whether its palette was assembled once (the thinker is running)."""
 

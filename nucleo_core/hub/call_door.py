@@ -17,15 +17,14 @@ from typing import TYPE_CHECKING, Any, Protocol, final
 
 from nucleo_core._frozen import quick_init
 from nucleo_core.errors import CorrectableError, InvalidToolInput, PermissionDenied, UnknownTool
-from nucleo_core.hub._palette_assembly import Ceiling, within
+from nucleo_core.hub._availability import PaletteHolder
+from nucleo_core.hub._palette_assembly import within
 from nucleo_core.tools.palette import ReadOnlyPalette
 
 if TYPE_CHECKING:
     from nucleo_core.guard.permission import PermissionDecision
-    from nucleo_core.guard.permission_guard import PermissionGuard
     from nucleo_core.hub._thinker_entries import ThinkerEntries
     from nucleo_core.tools.provider import ToolProvider
-    from nucleo_core.tools.registry import ToolRegistry
 
 __all__ = [
     "CallRequest",
@@ -105,34 +104,8 @@ class ClearedCall:
     permission: PermissionDecision | None = None
 
 
-class _GuardedHub(Protocol):
-    @property
-    def guard(self) -> PermissionGuard | None:
-        """The hub's permission guard, if it has one."""
-
-
-class DoorThinker(Protocol):
+class DoorThinker(PaletteHolder, Protocol):
     """What the call door reads of the thinker a call is for: a `ThinkerBase`'s palette state."""
-
-    @property
-    def _hub(self) -> _GuardedHub:
-        """The thinker's hub, whose guard decides permission."""
-
-    @property
-    def _registry(self) -> ToolRegistry:
-        """The palette."""
-
-    @property
-    def _ceiling(self) -> Ceiling | None:
-        """A delegate's ceiling (``None``: none)."""
-
-    @property
-    def _offered(self) -> Mapping[str, ToolProvider]:
-        """What the thinker itself put in its palette, by name."""
-
-    @property
-    def _read_only(self) -> bool:
-        """Whether the palette is bound read-only."""
 
     @property
     def _entries(self) -> ThinkerEntries:
