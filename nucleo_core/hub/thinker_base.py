@@ -335,14 +335,7 @@ class ThinkerBase:
         return await search_tools(self, ThinkerBase, query, limit)
 
     async def _admitted_deferred(self, provider: ToolProvider) -> ToolProvider:
-        """The catalog tool a deferred stand-in runs, admitted through the door at its first call.
-
-        Admitted once per thinker (on the record like any grant); every later call finds it
-        admitted while this moment's catalog still holds it, and is admitted again otherwise.
-
-        Raises:
-            ToolNotAdmitted: Admission refused it (the call's correctable error).
-        """
+        """The catalog tool a deferred stand-in runs, admitted at its first call."""
         return await admitted_deferred(self, ThinkerBase, provider)
 
     def request_skill(self, name: str, *, by_user: bool = False) -> RequestSkillResult:
