@@ -15,6 +15,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from nucleo_core.hub.meta_results import (
+        RequestSkillResult,
+        RequestToolsResult,
+        SearchToolsResult,
+    )
     from nucleo_core.skills.skill import Skill
     from nucleo_core.tools.provider import ToolProvider
 
@@ -31,14 +36,12 @@ class ThinkerEntries:
     skill_catalog: Callable[[bool], Sequence[Skill]]
     #: Whether a provider in the palette is still offered at this moment.
     offered_now: Callable[[ToolProvider], bool]
-    # The meta-tools' entries answer the meta-tools' own result types, which sit above this
-    # module (`nucleo_core.hub.meta_tools`, `nucleo_core.hub.search_tool`): read them typed.
-    #: `ThinkerBase.request_tools_async`: a ``RequestToolsResult``.
-    request_tools_async: Callable[[Sequence[str]], Awaitable[Any]]
-    #: `ThinkerBase.request_skill_async`: a ``RequestSkillResult``.
-    request_skill_async: Callable[[str], Awaitable[Any]]
-    #: `ThinkerBase.search_tools_async` (query, limit): a ``SearchToolsResult``.
-    search_tools_async: Callable[[str, int], Awaitable[Any]]
+    #: `ThinkerBase.request_tools_async`.
+    request_tools_async: Callable[[Sequence[str]], Awaitable[RequestToolsResult]]
+    #: `ThinkerBase.request_skill_async`.
+    request_skill_async: Callable[[str], Awaitable[RequestSkillResult]]
+    #: `ThinkerBase.search_tools_async` (query, limit).
+    search_tools_async: Callable[[str, int], Awaitable[SearchToolsResult]]
     #: The catalog tool a deferred stand-in runs, admitted through the door at its first call.
     admitted_deferred: Callable[[ToolProvider], Awaitable[ToolProvider]]
 
