@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from nucleo_core.hub._tool_requests import RequestingThinker, closest_names
 from nucleo_core.hub.meta_tools import REQUEST_TOOLS, RequestSkillProvider, RequestToolsProvider
+from nucleo_core.tools.palette import ReadOnlyPalette
 from nucleo_core.tools.provider import ToolProvider
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ __all__ = [
     "offer_catalog",
     "request_skill_offer",
     "request_tools_offer",
+    "restrictions_changed",
     "search_tools_offer",
 ]
 
@@ -101,6 +103,14 @@ def offer_catalog(thinker: OfferingThinker, base: type[Any]) -> None:
     else:
         thinker._registry.unregister(REQUEST_TOOLS)
         thinker._offered.pop(REQUEST_TOOLS, None)
+
+
+def restrictions_changed(thinker: OfferingThinker, base: type[Any]) -> None:
+    """A skill's restriction was set or lifted: the narrowed request_tools applies at once."""
+    if thinker._assembled:
+        offer_catalog(thinker, base)
+        if thinker._read_only:
+            ReadOnlyPalette.sweep(thinker._registry)
 
 
 def _offer_mode(

@@ -19,10 +19,11 @@ from nucleo_core.hub._availability import (
     revoke_grants_off,
 )
 from nucleo_core.hub._palette_assembly import Assembly, assemble, reassembled_in_place
+from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.registry import ToolRegistry
 
-__all__ = ["AssemblingThinker", "reconcile_palette"]
+__all__ = ["AssemblingThinker", "reconcile_palette", "skill_restriction"]
 
 
 class AssemblingThinker(PaletteHolder, Protocol):
@@ -111,3 +112,18 @@ def reconcile_palette(thinker: AssemblingThinker, base: type[Any]) -> ToolRegist
         )
         thinker._assembled = True
         return registry
+
+
+def skill_restriction(thinker: AssemblingThinker, skill: Skill) -> frozenset[str]:
+    """``skill``'s ``allowed-tools`` as tool names, through the hub's tool aliases.
+
+    Judged against every name the palette may hold: its registry's, the defaults', the
+    catalog's (by name and by source), the added tools' and the system-wide tools'.
+    """
+    hub = thinker._hub
+    held = set(thinker._registry.names())
+    for provider in [*hub.default_tools(type(thinker)), *thinker._catalog_base()]:
+        held.update((provider.name, provider.source))
+    held.update(provider.name for provider in thinker._added)
+    held.update(provider.name for provider in hub.system_wide_tools())
+    return hub.skills.restriction_for(skill, held=held, holder=type(thinker).__qualname__)

@@ -21,13 +21,13 @@ from nucleo_core.hub._availability import (
 from nucleo_core.hub._meta_offers import MetaToolOffers
 from nucleo_core.hub._off_loop import decided_off_loop
 from nucleo_core.hub._offering import (
-    offer_catalog,
     request_skill_offer,
     request_tools_offer,
+    restrictions_changed,
     search_tools_offer,
 )
 from nucleo_core.hub._palette_assembly import Assembly, within
-from nucleo_core.hub._palette_turn import reconcile_palette
+from nucleo_core.hub._palette_turn import reconcile_palette, skill_restriction
 from nucleo_core.hub._skill_binding import SkillBinding
 from nucleo_core.hub._thinker_entries import ThinkerEntries
 from nucleo_core.hub._tool_requests import (
@@ -38,14 +38,9 @@ from nucleo_core.hub._tool_requests import (
     search_tools,
 )
 from nucleo_core.hub.call_door import available_provider
-from nucleo_core.hub.meta_tools import (
-    RequestSkillProvider,
-    RequestSkillResult,
-    RequestToolsProvider,
-    RequestToolsResult,
-)
-from nucleo_core.hub.search_tool import SearchToolsResult, ToolOffer
-from nucleo_core.tools.palette import ReadOnlyPalette
+from nucleo_core.hub.meta_results import RequestSkillResult, RequestToolsResult, SearchToolsResult
+from nucleo_core.hub.meta_tools import RequestSkillProvider, RequestToolsProvider
+from nucleo_core.hub.search_tool import ToolOffer
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
 from nucleo_core.tools.registry import ToolRegistry
@@ -103,9 +98,9 @@ class ThinkerBase:
         self._skill_binding = SkillBinding(
             lock=self._lock,
             registry=self._registry,
-            restriction_for=lambda skill: ThinkerBase._skill_restriction(self, skill),
+            restriction_for=lambda skill: skill_restriction(self, skill),
             lookup=lambda name: self._hub.skills.get(name),
-            restricted=lambda: ThinkerBase._restrictions_changed(self),
+            restricted=lambda: restrictions_changed(self, ThinkerBase),
         )
         # Palette names offered because of state outside the thinker ("system-wide" or
         # "granted"), which the call door checks again at each call; and the hub's catalog
@@ -364,22 +359,6 @@ class ThinkerBase:
             return RequestSkillResult(skill=name, granted=True)
         admission = await decided_off_loop(lambda: self._hub.admit_skill(self, name))
         return self._skill_binding.granted(name, admission)
-
-    def _restrictions_changed(self) -> None:
-        """A skill's restriction was set or lifted: the narrowed request_tools applies at once."""
-        if self._assembled:
-            offer_catalog(self, ThinkerBase)
-            if self._read_only:
-                ReadOnlyPalette.sweep(self._registry)
-
-    def _skill_restriction(self, skill: Skill) -> frozenset[str]:
-        """``skill``'s ``allowed-tools`` as tool names, through the hub's tool aliases."""
-        held = set(self._registry.names())
-        for provider in [*self._hub.default_tools(type(self)), *self._catalog_base()]:
-            held.update((provider.name, provider.source))
-        held.update(provider.name for provider in self._added)
-        held.update(provider.name for provider in self._hub.system_wide_tools())
-        return self._hub.skills.restriction_for(skill, held=held, holder=type(self).__qualname__)
 
     def _synced_skills(self) -> tuple[Skill, ...]:
         """The skills held, brought in line with the bound conversation's first."""
