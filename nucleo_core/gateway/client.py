@@ -35,6 +35,7 @@ from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.meta_tools import REQUEST_SKILL, REQUEST_TOOLS
 from nucleo_core.hub.search_tool import SEARCH_TOOLS
 from nucleo_core.hub.thinker_base import ThinkerBase
+from nucleo_core.telemetry.observer import run_observer
 
 if TYPE_CHECKING:
     from nucleo_core.gateway.identity import ClientIdentity
@@ -252,7 +253,7 @@ class GatewayClient:
             approver=approver,
             audit=self._call_audit(),
             durable=durable,
-            observer=self._hub.observer,  # traced like a thinker's calls when the hub is
+            observer=run_observer(self._hub),  # traced like a thinker's calls when the hub is
         )
         before = listed if name == SEARCH_TOOLS else None
         report = await execution.run()

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from nucleo_core.guard.audit.log import AuditLog
     from nucleo_core.guard.permission_guard import PermissionGuard
     from nucleo_core.guard.policy import PermissionPolicy
+    from nucleo_core.hub._observer import AdmissionObserver
     from nucleo_core.hub.search_tool import ToolOffer
     from nucleo_core.plugins.record import PluginRecord
     from nucleo_core.search.semantic import Embedder
@@ -108,7 +109,7 @@ class ToolHub:
     #: The hub itself calls its ``admission`` only (an `AdmissionObserver`); the thinkers and
     #: executions call the rest of a ``nucleo_core.telemetry.RunObserver``, a layer above,
     #: which they read it as (`nucleo_core.telemetry.observer.run_observer`).
-    observer: Any = None
+    observer: AdmissionObserver | None = None
 
     _default: ClassVar[ToolHub | None] = None
     _default_lock: ClassVar[threading.Lock] = threading.Lock()

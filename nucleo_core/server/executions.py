@@ -29,6 +29,7 @@ from nucleo_core.hub import ThinkerBase
 from nucleo_core.hub.call_door import ClearedCall, call_door
 from nucleo_core.server.errors import ApiError
 from nucleo_core.server.models import ExecutionPending, ExecutionResult
+from nucleo_core.telemetry.observer import run_observer
 from nucleo_core.thinking.execution import (
     CallOutcome,
     CallStatus,
@@ -261,7 +262,7 @@ class Executions:
             approver=None,  # nobody approves inline over HTTP: confirm waits, durably
             audit=_call_audit(self._log, identity),
             durable=durable,
-            observer=self._hub.observer,  # traced like a thinker's calls when the hub is
+            observer=run_observer(self._hub),  # traced like a thinker's calls when the hub is
         )
 
 

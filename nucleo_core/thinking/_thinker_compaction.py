@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
+from nucleo_core.telemetry.observer import run_observer
 from nucleo_core.thinking.llm_call import LLMCall
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ class _Compaction(ThinkerBase):
             ),
             pin=self.pin,
             client=self.client,
-            observer=self._hub.observer,
+            observer=run_observer(self._hub),
         )
         result = await call.run()
         self.record_usage(result.usage)

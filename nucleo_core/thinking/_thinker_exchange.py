@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from nucleo_core.errors import ResponseError
 from nucleo_core.hub.thinker_base import ThinkerBase
+from nucleo_core.telemetry.observer import run_observer
 from nucleo_core.thinking._thinker_streaming import _Streaming
 from nucleo_core.thinking.llm_call import LLMCall
 
@@ -66,7 +67,7 @@ class _Exchange(_Streaming, ThinkerBase):
             tool_choice=tool_choice,
             correction=self.correction,
             client=self.client,
-            observer=self._hub.observer,
+            observer=run_observer(self._hub),
             on_text=self.text_sink(),
         )
 

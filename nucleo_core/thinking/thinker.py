@@ -16,6 +16,7 @@ from nucleo_core.errors import (
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
+from nucleo_core.telemetry.observer import run_observer
 from nucleo_core.thinking._execution_durable import ElicitationScope, elicitation_scope
 from nucleo_core.thinking._thinker_compaction import _Compaction
 from nucleo_core.thinking._thinker_exchange import _Exchange
@@ -254,7 +255,7 @@ class Thinker(_Pausing, _Compaction, _ToolState, _Exchange, Generic[InputT, Outp
         self._usage = Usage()
         self._tool_failures = []
         # Tracing: the run's trace is current until it ends (`nucleo_core.telemetry`).
-        observer = self._hub.observer
+        observer = run_observer(self._hub)
         return None if observer is None else observer.run_started(self, context.id, resumed=resumed)
 
     def _end_run(
