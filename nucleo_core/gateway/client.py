@@ -35,7 +35,7 @@ from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.meta_tools import REQUEST_SKILL, REQUEST_TOOLS
 from nucleo_core.hub.search_tool import SEARCH_TOOLS
 from nucleo_core.hub.thinker_base import ThinkerBase
-from nucleo_core.telemetry.observer import run_observer
+from nucleo_core.thinking._run_observer import run_observer
 
 if TYPE_CHECKING:
     from nucleo_core.gateway.identity import ClientIdentity

@@ -108,7 +108,7 @@ class ToolHub:
     #: `nucleo_core.telemetry.instrument` sets one); ``None``, the default, observes nothing.
     #: The hub itself calls its ``admission`` only (an `AdmissionObserver`); the thinkers and
     #: executions call the rest of a ``nucleo_core.telemetry.RunObserver``, a layer above,
-    #: which they read it as (`nucleo_core.telemetry.observer.run_observer`).
+    #: which they read it as (`nucleo_core.thinking._run_observer.run_observer`).
     observer: AdmissionObserver | None = None
 
     _default: ClassVar[ToolHub | None] = None

@@ -29,7 +29,7 @@ from nucleo_core.hub import ThinkerBase
 from nucleo_core.hub.call_door import ClearedCall, call_door
 from nucleo_core.server.errors import ApiError
 from nucleo_core.server.models import ExecutionPending, ExecutionResult
-from nucleo_core.telemetry.observer import run_observer
+from nucleo_core.thinking._run_observer import run_observer
 from nucleo_core.thinking.execution import (
     CallOutcome,
     CallStatus,

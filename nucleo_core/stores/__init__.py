@@ -10,17 +10,10 @@ Importing this package imports neither ``sqlite3`` nor ``psycopg``: a PostgreSQL
 psycopg (the extra ``nucleo-core[postgres]``) when a store of it is first opened.
 """
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from nucleo_core.stores.errors import StoreError, StoreURLError, StoreVersionError
-from nucleo_core.stores.opening import (
-    COMPONENTS,
-    ComponentState,
-    _opener,
-    check_store,
-    migrate_store,
-    open_conversations,
-)
 from nucleo_core.stores.url import (
     STORE_ENVIRONMENT_VARIABLE,
     StoreURL,
@@ -31,6 +24,13 @@ from nucleo_core.stores.url import (
 if TYPE_CHECKING:
     from nucleo_core.guard.approval_store import open_approvals
     from nucleo_core.guard.audit.opening import open_audit
+    from nucleo_core.stores.opening import (
+        COMPONENTS,
+        ComponentState,
+        check_store,
+        migrate_store,
+        open_conversations,
+    )
 
 __all__ = [
     "COMPONENTS",
@@ -50,6 +50,16 @@ __all__ = [
 ]
 
 
+#: What `nucleo_core.stores.opening` holds, imported on first use: the guard reads store URLs
+#: (`nucleo_core.stores.url`) as ``import nucleo_core`` runs, and opening stores waits for a use.
+_OPENING = frozenset(
+    ("COMPONENTS", "ComponentState", "check_store", "migrate_store", "open_conversations")
+)
+
+
 def __getattr__(name: str) -> Any:
-    # `open_approvals` and `open_audit`, imported on first use (see `nucleo_core.stores.opening`).
-    return _opener(name, __name__)
+    opening = import_module("nucleo_core.stores.opening")
+    if name in _OPENING:
+        return getattr(opening, name)
+    # `open_approvals` and `open_audit`, from their stores' modules (see `stores.opening`).
+    return opening._opener(name, __name__)

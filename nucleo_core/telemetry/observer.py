@@ -24,7 +24,7 @@ failing observer would fail the run it watches.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from nucleo_core.hub._observer import AdmissionKind, AdmissionObserver
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from nucleo_core.thinking.tool_call import ToolCall
     from nucleo_core.tools.provider import ToolProvider
 
-__all__ = ["AdmissionKind", "CallTrace", "ChatTrace", "RunObserver", "RunTrace", "run_observer"]
+__all__ = ["AdmissionKind", "CallTrace", "ChatTrace", "RunObserver", "RunTrace"]
 
 
 class RunTrace(Protocol):
@@ -115,18 +115,3 @@ class RunObserver(AdmissionObserver, Protocol):
 
     def admission(self, thinker: Any, event: AdmissionEvent, kind: AdmissionKind) -> None:
         """The hub decided an admission for ``thinker`` (``event`` is its record)."""
-
-
-class _Observed(Protocol):
-    @property
-    def observer(self) -> AdmissionObserver | None:
-        """What observes the hub (``ToolHub.observer``)."""
-
-
-def run_observer(hub: _Observed) -> RunObserver | None:
-    """The observer of ``hub``'s runs (``hub.observer``), as the thinkers and executions call it.
-
-    The hub knows its observer only as far as it calls it itself (``AdmissionObserver``); what
-    is set there is a `RunObserver` (`nucleo_core.telemetry.instrument` sets one).
-    """
-    return cast("RunObserver | None", hub.observer)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
-from nucleo_core.telemetry.observer import run_observer
+from nucleo_core.thinking._run_observer import run_observer
 from nucleo_core.thinking.llm_call import LLMCall
 
 if TYPE_CHECKING:

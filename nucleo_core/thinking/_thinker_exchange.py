@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from nucleo_core.errors import ResponseError
 from nucleo_core.hub.thinker_base import ThinkerBase
-from nucleo_core.telemetry.observer import run_observer
+from nucleo_core.thinking._run_observer import run_observer
 from nucleo_core.thinking._thinker_streaming import _Streaming
 from nucleo_core.thinking.llm_call import LLMCall
 

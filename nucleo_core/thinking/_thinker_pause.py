@@ -16,8 +16,8 @@ from nucleo_core.errors import NotPaused, RunPaused
 from nucleo_core.hub.call_door import call_door
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.messages import Message, ToolResultBlock
-from nucleo_core.telemetry.observer import run_observer
 from nucleo_core.thinking._execution_durable import ElicitationScope, elicitation_scope
+from nucleo_core.thinking._run_observer import run_observer
 from nucleo_core.thinking.execution import (
     DurableApprovals,
     ExecutionPolicy,

@@ -16,8 +16,8 @@ from nucleo_core.errors import (
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
-from nucleo_core.telemetry.observer import run_observer
 from nucleo_core.thinking._execution_durable import ElicitationScope, elicitation_scope
+from nucleo_core.thinking._run_observer import run_observer
 from nucleo_core.thinking._thinker_compaction import _Compaction
 from nucleo_core.thinking._thinker_exchange import _Exchange
 from nucleo_core.thinking._thinker_pause import _Pausing
