@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from nucleo_core.hub import ToolHub
     from nucleo_core.tools import ToolFormat, ToolProvider
 
-__all__ = ["CommandError", "main", "nucleo"]
+__all__ = ["main", "nucleo"]
 
 _Command = TypeVar("_Command", bound=Callable[..., Any])
 

@@ -20,12 +20,11 @@ from nucleo_core.cli import render
 from nucleo_core.cli.approval_store import approvals_path, approvals_store, approvals_store_url
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.store import store_option
-from nucleo_core.cli.terminal_approver import terminal_approver
 
 if TYPE_CHECKING:
     from nucleo_core.guard.approval_store import ApprovalRecord
 
-__all__ = ["approvals", "approvals_path", "terminal_approver"]
+__all__ = ["approvals"]
 
 #: How the approvals of MCP gateway clients are filed (`ClientIdentity.approvals_key`).
 GATEWAY_APPROVALS = "mcp-gateway:"

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from nucleo_core.skills import Skill
     from nucleo_core.tools import ToolProvider, ToolRegistry
 
-__all__ = ["catalog", "load_thinker_class"]
+__all__ = ["catalog"]
 
 
 @click.command()

@@ -32,13 +32,10 @@ from nucleo_core.cli import render
 from nucleo_core.cli.columns import Column
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.links import docs_page
-from nucleo_core.cli.mcp_connect import connect_configured_servers
 from nucleo_core.cli.mcp_pins import mcp_pins, print_quarantined
 from nucleo_core.cli.mcp_serve import serve
 from nucleo_core.cli.mcp_survey import (
     ServerReport,
-    Survey,
-    configured_mcp_tools,
     configured_servers,
     mcp_origin,
     require_sdk,
@@ -51,16 +48,7 @@ if TYPE_CHECKING:
 
     from nucleo_core.mcp import MCPProblem, MCPServerConfig, MCPServerUnavailable
 
-__all__ = [
-    "ServerReport",
-    "Survey",
-    "configured_mcp_tools",
-    "connect_configured_servers",
-    "mcp",
-    "mcp_origin",
-    "server_summary",
-    "survey",
-]
+__all__ = ["mcp"]
 
 # On a narrow line the transport goes (it is as configured, so known); never the status, the
 # tool count nor the last error, which are what the check is for.

@@ -36,7 +36,7 @@ from nucleo_core.cli.tool_failures import tool_failures_as_lines
 if TYPE_CHECKING:
     from nucleo_core.conversations import ConversationService
 
-__all__ = ["STILL_PAUSED_EXIT_CODE", "audit_the_hub", "guard_the_hub", "resume"]
+__all__ = ["STILL_PAUSED_EXIT_CODE", "resume"]
 
 #: The exit code of a resume that is still waiting for an approval.
 STILL_PAUSED_EXIT_CODE = 3

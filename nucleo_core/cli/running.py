@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, final, get_args, get_origin
 import click
 
 from nucleo_core.cli.command_error import CommandError
-from nucleo_core.cli.model_options import model_settings_options
 from nucleo_core.cli.preflight import check_seat
 from nucleo_core.errors import (
     ModelConnectionError,
@@ -44,7 +43,6 @@ __all__ = [
     "input_type_of",
     "model_failure",
     "model_settings",
-    "model_settings_options",
     "parse_input",
     "resolve_seat",
     "seated",

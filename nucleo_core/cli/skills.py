@@ -2,7 +2,7 @@
 
 ``show`` shows one, with what its ``allowed-tools`` come to here; ``validate`` checks a skill
 folder against the Agent Skills specification. The ``--skill`` option of ``nucleo run`` and
-``nucleo chat`` (`skill_option`, `attach_skills`) attaches skills before the first turn.
+``nucleo chat`` (`nucleo_core.cli.skill_option`) attaches skills before the first turn.
 """
 
 from __future__ import annotations
@@ -17,21 +17,13 @@ from nucleo_core.cli import render
 from nucleo_core.cli.command_error import CommandError
 from nucleo_core.cli.hub import loaded_hub
 from nucleo_core.cli.skill_listing import allowed_tools_label, print_skill_table, skill_summary
-from nucleo_core.cli.skill_option import attach_skills, skill_option
 
 if TYPE_CHECKING:
     from nucleo_core.hub import ToolHub
     from nucleo_core.skills import Skill
     from nucleo_core.skills.aliases import ToolResolution
 
-__all__ = [
-    "allowed_tools_label",
-    "attach_skills",
-    "print_skill_table",
-    "skill_option",
-    "skill_summary",
-    "skills",
-]
+__all__ = ["skills"]
 
 
 @click.group(invoke_without_command=True)
