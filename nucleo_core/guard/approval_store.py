@@ -37,42 +37,25 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
 
-from nucleo_core.guard.approval_record import (
-    APPROVAL_STATUSES,
-    ApprovalAlreadyDecided,
-    ApprovalError,
-    ApprovalExpired,
-    ApprovalKind,
-    ApprovalNotFound,
-    ApprovalRecord,
-    ApprovalStatus,
-    ApprovalStoreError,
-    stored_as,
-)
+from nucleo_core.guard import approval_record
+from nucleo_core.guard.approval_record import *  # noqa: F403 (its names are this module's too)
+from nucleo_core.guard.approval_record import ApprovalRecord, ApprovalStatus
 from nucleo_core.guard.memory_approval_store import MemoryApprovalStore
 from nucleo_core.guard.sqlite_approval_store import SQLiteApprovalStore
 from nucleo_core.stores.url import StoreURL, as_store_url
 
 __all__ = [
     "APPROVALS_ENVIRONMENT_VARIABLE",
-    "APPROVAL_STATUSES",
     "DEFAULT_APPROVAL_EXPIRY",
-    "ApprovalAlreadyDecided",
-    "ApprovalError",
-    "ApprovalExpired",
-    "ApprovalKind",
-    "ApprovalNotFound",
-    "ApprovalRecord",
-    "ApprovalStatus",
     "ApprovalStore",
-    "ApprovalStoreError",
     "MemoryApprovalStore",
     "SQLiteApprovalStore",
     "approvals_beside",
     "default_approvals_path",
     "open_approvals",
-    "stored_as",
 ]
+# The record, its statuses and its errors, as `approval_record` exports them.
+__all__ += approval_record.__all__
 
 #: Names the approvals' SQLite file, over the default next to the conversations' file.
 APPROVALS_ENVIRONMENT_VARIABLE: Final = "NUCLEO_APPROVALS"
