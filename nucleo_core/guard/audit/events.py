@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 from nucleo_core.guard.audit.canonical import canonical_json
 from nucleo_core.guard.audit.errors import AuditValueError
@@ -46,6 +46,7 @@ __all__ = [
     "CallOutcome",
     "Decision",
     "DeveloperDetails",
+    "EventFields",
     "Requester",
 ]
 
@@ -160,8 +161,8 @@ class Requester:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AuditEvent:
-    """One event for the audit record: what happened, to what, and who asked.
+class EventFields:
+    """What an event says and its record keeps: the fields `AuditEvent` and `AuditRecord` share.
 
     Every field but ``kind`` is optional, and an empty one is left out of the record (so a
     field added later never changes the digest of records written before it).
@@ -182,10 +183,7 @@ class AuditEvent:
         call_id: The tool call's id (the model's ``tool_use`` id), tying a call's records.
         approval_id: The approval's id, tying a request to its decision and its call.
         duration: How long the call ran, in seconds (``call_finish``).
-        arguments: The call's arguments. Recorded as their digest; in full only when the log
-            is configured with ``record_arguments=True`` (they may carry secrets).
-        arguments_digest: The digest of ``arguments`` (`arguments_digest`), when the caller
-            has it already (an approval is bound to it); computed from ``arguments`` otherwise.
+        arguments_digest: The digest of the call's arguments (`arguments_digest`).
         developer: What failed, for the developer only (never shown to a model).
         admission: For a ``grant``, ``refusal`` or ``revocation``: what the hub's admission
             record shows of it (the hub that decided, the thinker's ``repr`` and class, what
@@ -206,10 +204,25 @@ class AuditEvent:
     call_id: str | None = None
     approval_id: str | None = None
     duration: float | None = None
-    arguments: Mapping[str, object] | None = None
     arguments_digest: str | None = None
     developer: DeveloperDetails | None = None
-    admission: Mapping[str, object] | None = None
+    admission: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditEvent(EventFields):
+    """One event for the audit record: what happened, to what, and who asked.
+
+    Its fields are `EventFields`' (``kind``, ``requester``, ``tool``... ``admission``), and:
+
+    Attributes:
+        arguments: The call's arguments. Recorded as their digest; in full only when the log
+            is configured with ``record_arguments=True`` (they may carry secrets). The caller
+            passes ``arguments_digest`` when it has it already (an approval is bound to it);
+            it is computed from ``arguments`` otherwise.
+    """
+
+    arguments: Mapping[str, object] | None = None
 
     def __post_init__(self) -> None:
         check_event_fields(self.kind, self.decision, self.outcome, self.duration)

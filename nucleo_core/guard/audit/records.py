@@ -28,9 +28,8 @@ from nucleo_core.guard.audit.canonical import canonical_json, sha256_hex
 from nucleo_core.guard.audit.errors import AuditStoreError
 from nucleo_core.guard.audit.events import (
     AuditEvent,
-    AuditKind,
-    Decision,
     DeveloperDetails,
+    EventFields,
     Requester,
 )
 
@@ -72,18 +71,17 @@ _TEXT_FIELDS: Final = (
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AuditRecord:
+class AuditRecord(EventFields):
     """One record of the audit log, as it was stored.
 
-    The fields of `AuditEvent` (but ``arguments``, kept as ``arguments_json`` and only when
-    the log records arguments), plus:
+    The fields of its event (`EventFields`: ``kind``, ``requester``, ``tool``...
+    ``admission``; the event's ``arguments`` are kept as ``arguments_json``, and only when the
+    log records arguments), plus:
 
     Attributes:
         sequence: The record's number, from 1, without gaps.
         at: When it was recorded (UTC).
         arguments_json: The arguments' canonical JSON, when the log records arguments.
-        developer: What failed, for the developer only: never shown to a model.
-        admission: A grant's, refusal's or revocation's details (`AuditEvent.admission`).
         content: The canonical JSON the digest covers (see the module's documentation).
         prev_digest: The digest of the record before it.
         digest: This record's digest.
@@ -91,23 +89,7 @@ class AuditRecord:
 
     sequence: int
     at: datetime
-    kind: AuditKind
-    requester: Requester | None = None
-    tool: str | None = None
-    skill: str | None = None
-    source: str | None = None
-    risk: str | None = None
-    rule: str | None = None
-    decision: Decision | None = None
-    outcome: str | None = None
-    reason: str | None = None
-    call_id: str | None = None
-    approval_id: str | None = None
-    duration: float | None = None
-    arguments_digest: str | None = None
     arguments_json: str | None = None
-    developer: DeveloperDetails | None = None
-    admission: Mapping[str, Any] | None = None
     content: str
     prev_digest: str
     digest: str
