@@ -24,7 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import TYPE_CHECKING, Any, final
 
 from nucleo_core.gateway._request_context import (
@@ -76,6 +76,7 @@ class _Asked:
 
 
 @final
+@dataclass(eq=False, repr=False)
 class Gateway:
     """Serves one profile's thinker class to MCP clients (see the module).
 
@@ -90,33 +91,27 @@ class Gateway:
         version: The gateway's version, as the client is told.
     """
 
-    def __init__(
-        self,
-        hub: ToolHub,
-        thinker_class: type[ThinkerBase],
-        profile: GatewayProfile,
-        *,
-        approvals: ApprovalStore,
-        approval_expiry: float = 24 * 60 * 60.0,
-        elicitation_timeout: float = DEFAULT_ELICITATION_TIMEOUT,
-        version: str = "",
-    ) -> None:
-        self.hub = hub
-        self.thinker_class = thinker_class
-        self.profile = profile
-        self.approvals = approvals
-        self.approval_expiry = approval_expiry
-        self.elicitation_timeout = elicitation_timeout
-        self.version = version
-        self._clients: OrderedDict[tuple[str, str | None, str], GatewayClient] = OrderedDict()
-        self._asked: dict[str, _Asked] = {}
-        self._lock = threading.Lock()
-        self._bus: Any = None
-        # Each client's session of its last listing, and what it was listed then: an upstream
-        # change is announced to the clients whose listing it changed (`watch`).
-        self._listed: dict[GatewayClient, tuple[Any, bool, list[str]]] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._announcing: set[asyncio.Task[None]] = set()
+    hub: ToolHub
+    thinker_class: type[ThinkerBase]
+    profile: GatewayProfile
+    _: KW_ONLY
+    approvals: ApprovalStore
+    approval_expiry: float = 24 * 60 * 60.0
+    elicitation_timeout: float = DEFAULT_ELICITATION_TIMEOUT
+    version: str = ""
+    _clients: OrderedDict[tuple[str, str | None, str], GatewayClient] = field(
+        init=False, default_factory=OrderedDict
+    )
+    _asked: dict[str, _Asked] = field(init=False, default_factory=dict)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _bus: Any = field(init=False, default=None)
+    # Each client's session of its last listing, and what it was listed then: an upstream
+    # change is announced to the clients whose listing it changed (`watch`).
+    _listed: dict[GatewayClient, tuple[Any, bool, list[str]]] = field(
+        init=False, default_factory=dict
+    )
+    _loop: asyncio.AbstractEventLoop | None = field(init=False, default=None)
+    _announcing: set[asyncio.Task[None]] = field(init=False, default_factory=set)
 
     # -- the MCP server -----------------------------------------------------------------------
 
