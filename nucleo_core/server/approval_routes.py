@@ -179,10 +179,16 @@ def add_approval_routes(app: FastAPI, service: ApiService) -> None:
             logger.exception("the audit log could not take the decision of %s", record.id)
 
 
+#: What a record's JSON says of an MCP server's elicitation (`ApprovalRecord.to_json`): the
+#: store's, not the view's, whose ``kind`` says which door decides the approval.
+_ELICITATION_KEYS = frozenset({"kind", "elicitation", "content"})
+
+
 def _approval_view(record: ApprovalRecord) -> ApprovalView:
     api = is_api_execution(record)
+    fields = {k: v for k, v in record.to_json().items() if k not in _ELICITATION_KEYS}
     return ApprovalView(
-        **record.to_json(),
+        **fields,
         kind="api_execution" if api else "thinker_run",
         resume_command=None if api else f"nucleo resume {record.conversation_id}",
     )
