@@ -13,6 +13,7 @@ from nucleo_core.errors import (
     NotPaused,
     ThinkerIterationLimit,
 )
+from nucleo_core.guard.approval_store import DEFAULT_APPROVAL_EXPIRY
 from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.models.declaration import ThinkerDeclaration
 from nucleo_core.models.messages import Message, Usage
@@ -44,9 +45,6 @@ if TYPE_CHECKING:
     from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["ANSWER_REFUSED", "ContentEvent", "Thinker", "ThinkerIterationLimit"]
-
-#: Seconds a pending approval waits for its decision by default: 24 hours.
-DEFAULT_APPROVAL_EXPIRY = 24 * 60 * 60.0
 
 #: What `Thinker.accept` returns to refuse a candidate answer and take another turn.
 ANSWER_REFUSED: Any = object()
