@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
+from typing import Annotated, TypeAlias
 
 from nucleo_core import tool
 
@@ -27,26 +28,21 @@ ACTIVITY: ContextVar[list[tuple[str, str]] | None] = ContextVar(
 LOOKUP_SECONDS = 0.05
 
 
-@tool(read_only=True, risk="low")
-async def forecast(city: str, day: str = "tomorrow") -> str:
-    """Forecast the weather in a city.
+#: The look-ups' parameters, described once for both (``Annotated[T, "description"]``).
+City: TypeAlias = Annotated[str, 'The city\'s name, e.g. "Lisbon".']
+Day: TypeAlias = Annotated[str, 'Which day: "today" or "tomorrow".']
 
-    Args:
-        city: The city's name, e.g. "Lisbon".
-        day: Which day: "today" or "tomorrow".
-    """
+
+@tool(read_only=True, risk="low")
+async def forecast(city: City, day: Day = "tomorrow") -> str:
+    """Forecast the weather in a city."""
     async with _recorded("forecast"):
         return f"{city}, {day}: sunny, 24 °C, light wind (demo data)"
 
 
 @tool(read_only=True, risk="low")
-async def sunset(city: str, day: str = "tomorrow") -> str:
-    """Say when the sun sets in a city.
-
-    Args:
-        city: The city's name, e.g. "Lisbon".
-        day: Which day: "today" or "tomorrow".
-    """
+async def sunset(city: City, day: Day = "tomorrow") -> str:
+    """Say when the sun sets in a city."""
     async with _recorded("sunset"):
         return f"{city}, {day}: sunset at 20:41 (demo data)"
 

@@ -150,14 +150,13 @@ class Requester:
 
     def to_json(self) -> dict[str, object]:
         """The requester as a JSON object, without its empty fields."""
-        found: dict[str, object] = {"thinker_class": self.thinker_class}
-        if self.thinker_id is not None:
-            found["thinker_id"] = self.thinker_id
-        if self.conversation_id is not None:
-            found["conversation_id"] = self.conversation_id
-        if self.parents:
-            found["parents"] = list(self.parents)
-        return found
+        fields = {
+            "thinker_class": self.thinker_class,
+            "thinker_id": self.thinker_id,
+            "conversation_id": self.conversation_id,
+            "parents": list(self.parents) if self.parents else None,
+        }
+        return {name: value for name, value in fields.items() if value is not None}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
