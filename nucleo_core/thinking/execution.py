@@ -35,7 +35,7 @@ results turn is missing some answers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Required, TypedDict, Unpack, final
 
 from nucleo_core.thinking._execution_durable import DurableApprovals, PendingCall
 from nucleo_core.thinking._execution_policy import ExecutionPolicy
@@ -51,7 +51,6 @@ from nucleo_core.thinking._execution_report import (
 )
 from nucleo_core.thinking._execution_run import ToolExecution
 from nucleo_core.thinking._execution_turn import (
-    _DEFAULT_POLICY,
     CallCheck,
     EventObserver,
     OutputRenderer,
@@ -88,6 +87,27 @@ __all__ = [
 ]
 
 
+class _TurnOptions(TypedDict, total=False):
+    """The keyword arguments of `ToolExecution` that `ToolExecutor.execute` passes on."""
+
+    check: Required[CallCheck]
+    parent: Required[object]
+    policy: ExecutionPolicy
+    render: OutputRenderer | None
+    on_event: EventObserver | None
+    conversation: object | None
+    registry: object | None
+    approver: Approver | None
+    audit: CallAudit | None
+
+
+class _PreparedTurnOptions(_TurnOptions, total=False):
+    """The keyword arguments of `ToolExecution` that `ToolExecutor.prepare` passes on: all."""
+
+    durable: DurableApprovals | None
+    observer: RunObserver | None
+
+
 @final
 class ToolExecutor:
     """Runs turns of tool calls in two phases; one per thinker, stateless between turns.
@@ -104,72 +124,28 @@ class ToolExecutor:
         self.on_event = on_event
 
     def prepare(
-        self,
-        calls: Sequence[ToolCall],
-        *,
-        check: CallCheck,
-        parent: object,
-        policy: ExecutionPolicy = _DEFAULT_POLICY,
-        render: OutputRenderer | None = None,
-        on_event: EventObserver | None = None,
-        conversation: object | None = None,
-        registry: object | None = None,
-        approver: Approver | None = None,
-        audit: CallAudit | None = None,
-        durable: DurableApprovals | None = None,
-        observer: RunObserver | None = None,
+        self, calls: Sequence[ToolCall], **options: Unpack[_PreparedTurnOptions]
     ) -> ToolExecution:
         """One turn's `ToolExecution`, not yet running (the arguments are `ToolExecution`'s).
 
         Use it, rather than `execute`, to answer the turn even when it is cancelled: run it
         and read its `ToolExecution.report` in a ``finally``.
         """
-        return ToolExecution(
-            calls,
-            check=check,
-            parent=parent,
-            policy=policy,
-            render=render or self.render,
-            on_event=on_event or self.on_event,
-            conversation=conversation,
-            registry=registry,
-            approver=approver,
-            audit=audit,
-            durable=durable,
-            observer=observer,
-        )
+        options["render"] = options.get("render") or self.render
+        options["on_event"] = options.get("on_event") or self.on_event
+        return ToolExecution(calls, **options)
 
     async def execute(
-        self,
-        calls: Sequence[ToolCall],
-        *,
-        check: CallCheck,
-        parent: object,
-        policy: ExecutionPolicy = _DEFAULT_POLICY,
-        render: OutputRenderer | None = None,
-        on_event: EventObserver | None = None,
-        conversation: object | None = None,
-        registry: object | None = None,
-        approver: Approver | None = None,
-        audit: CallAudit | None = None,
+        self, calls: Sequence[ToolCall], **options: Unpack[_TurnOptions]
     ) -> ExecutionReport:
-        """Run one turn's calls and return the report (the arguments are `ToolExecution`'s).
+        """Run one turn's calls and return the report.
+
+        The arguments are `ToolExecution`'s, but for ``durable`` and ``observer`` (`prepare`
+        takes those).
 
         Raises:
             asyncio.CancelledError: The turn was cancelled; its calls were stopped first. The
                 report is not returned then: use `prepare` where the turn must be answered
                 even so.
         """
-        execution = self.prepare(
-            calls,
-            check=check,
-            parent=parent,
-            policy=policy,
-            render=render,
-            on_event=on_event,
-            conversation=conversation,
-            registry=registry,
-            approver=approver,
-            audit=audit,
-        )
-        return await execution.run()
+        return await self.prepare(calls, **options).run()
