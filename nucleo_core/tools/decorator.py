@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType, MappingProxyType
-from typing import Any, TypeVar, overload
+from typing import Any, TypedDict, TypeVar, Unpack, overload
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.tools.declaration import (
@@ -37,45 +37,32 @@ _CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+class _ToolOptions(TypedDict, total=False):
+    """`tool`'s keyword arguments, each described there; `_declare` holds their defaults."""
+
+    name: str | None
+    description: str | None
+    display_name: str | None
+    action_verb: str | None
+    weight: float
+    read_only: bool
+    risk: Risk | str | None
+    refiner: SchemaRefiner | None
+    metadata: Mapping[str, Any] | None
+    guardrails: Sequence[Callable[[Any], Any]]
+    state: Callable[[], Any] | None
+    strict: bool
+
+
 @overload
 def tool(target: _Target, /) -> _Target: ...
 
 
 @overload
-def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    display_name: str | None = None,
-    action_verb: str | None = None,
-    weight: float = 1.0,
-    read_only: bool = False,
-    risk: Risk | str | None = None,
-    refiner: SchemaRefiner | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    guardrails: Sequence[Callable[[Any], Any]] = (),
-    state: Callable[[], Any] | None = None,
-    strict: bool = False,
-) -> Callable[[_Target], _Target]: ...
+def tool(**options: Unpack[_ToolOptions]) -> Callable[[_Target], _Target]: ...
 
 
-def tool(
-    target: Any = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    display_name: str | None = None,
-    action_verb: str | None = None,
-    weight: float = 1.0,
-    read_only: bool = False,
-    risk: Risk | str | None = None,
-    refiner: SchemaRefiner | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    guardrails: Sequence[Callable[[Any], Any]] = (),
-    state: Callable[[], Any] | None = None,
-    strict: bool = False,
-) -> Any:
+def tool(target: Any = None, /, **options: Unpack[_ToolOptions]) -> Any:
     """Declare a tool: a `Tool` subclass, or a plain typed function.
 
     Usable bare (``@tool``) or with arguments (``@tool(name=..., risk="low")``). The decorated
@@ -112,23 +99,12 @@ def tool(
     Returns:
         The decorated class or function itself, or a decorator when called with arguments.
     """
+    unknown = [key for key in options if key not in _ToolOptions.__optional_keys__]
+    if unknown:  # at once, as for a keyword the signature lists, not when the decorator applies
+        raise TypeError(f"tool() got an unexpected keyword argument {unknown[0]!r}")
 
     def declare(subject: _Target) -> _Target:
-        _declare(
-            subject,
-            name=name,
-            description=description,
-            display_name=display_name,
-            action_verb=action_verb,
-            weight=weight,
-            read_only=read_only,
-            risk=risk,
-            refiner=refiner,
-            metadata=metadata,
-            guardrails=guardrails,
-            state=state,
-            strict=strict,
-        )
+        _declare(subject, **options)
         return subject
 
     if target is None:
@@ -139,18 +115,18 @@ def tool(
 def _declare(
     subject: object,
     *,
-    name: str | None,
-    description: str | None,
-    display_name: str | None,
-    action_verb: str | None,
-    weight: float,
-    read_only: bool,
-    risk: Risk | str | None,
-    refiner: SchemaRefiner | None,
-    metadata: Mapping[str, Any] | None,
-    guardrails: Sequence[Callable[[Any], Any]],
-    state: Callable[[], Any] | None,
-    strict: bool,
+    name: str | None = None,
+    description: str | None = None,
+    display_name: str | None = None,
+    action_verb: str | None = None,
+    weight: float = 1.0,
+    read_only: bool = False,
+    risk: Risk | str | None = None,
+    refiner: SchemaRefiner | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    guardrails: Sequence[Callable[[Any], Any]] = (),
+    state: Callable[[], Any] | None = None,
+    strict: bool = False,
 ) -> None:
     problems: list[str] = []
     if isinstance(subject, type):
