@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from nucleo_core.errors import (
@@ -43,6 +43,7 @@ AnswerT = TypeVar("AnswerT")
 logger = logging.getLogger("nucleo.models")
 
 
+@dataclass(kw_only=True, eq=False, repr=False)
 class LLMCall(Generic[AnswerT]):
     """One exchange with a model: seat, send, parse; correct and escalate within bounds.
 
@@ -92,45 +93,33 @@ class LLMCall(Generic[AnswerT]):
         output_type: The declared answer type.
         pin: An entry id that beats the declaration's grade.
         tool_choice: Whether and which tool the model must call.
-        correction: The correction budget.
+        correction: The correction budget; ``None``: `ResponseCorrection`'s default.
         client: A client to use instead of the catalog's.
         observer: Told of each request to the model and its answer (tracing); ``None``: none.
         on_text: Given the answer's text as it streams (see Streaming); ``None``: requests are
             not streamed.
     """
 
-    def __init__(
-        self,
-        *,
-        declaration: ThinkerDeclaration,
-        messages: Sequence[Message],
-        catalog: ModelCatalog | None = None,
-        system: str = "",
-        tools: ToolRegistry | None = None,
-        output_type: type[AnswerT] | Any = str,
-        pin: str | None = None,
-        tool_choice: ToolChoice = "auto",
-        correction: ResponseCorrection | None = None,
-        client: ModelClient | None = None,
-        observer: RunObserver | None = None,
-        on_text: Callable[[str], None] | None = None,
-    ) -> None:
-        self.declaration = declaration
-        self.messages = tuple(messages)
-        self.catalog = catalog
-        self.system = system
-        self.tools = tools
-        self.output_type = output_type
-        self.pin = pin
-        self.tool_choice = tool_choice
-        self.correction = correction or ResponseCorrection()
-        self.client = client
-        self.observer = observer
-        self.on_text = on_text
-        #: The text passed to ``on_text`` in the last run, in order (see Streaming).
-        self.shown = ""
-        #: The refused answers and correction turns of the last run (see the class docstring).
-        self.turns: list[Message] = []
+    declaration: ThinkerDeclaration
+    messages: Sequence[Message]
+    catalog: ModelCatalog | None = None
+    system: str = ""
+    tools: ToolRegistry | None = None
+    output_type: type[AnswerT] | Any = str
+    pin: str | None = None
+    tool_choice: ToolChoice = "auto"
+    correction: ResponseCorrection | None = None
+    client: ModelClient | None = None
+    observer: RunObserver | None = None
+    on_text: Callable[[str], None] | None = None
+    #: The text passed to ``on_text`` in the last run, in order (see Streaming).
+    shown: str = field(default="", init=False)
+    #: The refused answers and correction turns of the last run (see the class docstring).
+    turns: list[Message] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        # Its own copy: a list the caller goes on changing is not the conversation sent.
+        self.messages = tuple(self.messages)
 
     def seat(self) -> ModelEntry:
         """The catalog entry this exchange is seated on (the pin beats the grade)."""
@@ -183,6 +172,7 @@ class LLMCall(Generic[AnswerT]):
         budget = min(self.declaration.answer_tokens, seat.max_output_tokens)
         conversation = list(self.messages)
         turns = self.turns
+        corrector = self.correction or ResponseCorrection()
         usage = Usage()
         corrections = escalations = 0
         tool_choice = self.tool_choice if specs else "auto"
@@ -235,11 +225,11 @@ class LLMCall(Generic[AnswerT]):
             try:
                 result = handler.handle(response)
             except AnswerRefused as refusal:
-                if corrections >= self.correction.budget:
+                if corrections >= corrector.budget:
                     turns.append(_replayable(response))
                     raise _exhausted(refusal, attempts=corrections + 1, empty=empty) from refusal
                 corrections += 1
-                answer, correction = _replayable(response), self.correction.turn(response, refusal)
+                answer, correction = _replayable(response), corrector.turn(response, refusal)
                 conversation += (answer, correction)
                 turns += (answer, correction)
                 continue
