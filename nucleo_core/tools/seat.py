@@ -204,39 +204,12 @@ class ModelSeat:
         correction: Any = None,
     ) -> AnswerT: ...
 
-    async def complete(
-        self,
-        prompt: str | Sequence[Any],
-        *,
-        output_type: Any = str,
-        system: str = "",
-        answer_size: int | str | None = None,
-        correction: Any = None,
-    ) -> Any:
+    async def complete(self, prompt: str | Sequence[Any], **options: Any) -> Any:
         """Ask the model on this seat and return its answer, of ``output_type`` (text by default).
 
-        Args:
-            prompt: The user message's text, or the whole conversation to send (its messages).
-            output_type: The answer's declared type (``str``, a pydantic model, ...).
-            system: The system text.
-            answer_size: The answer budget (an `AnswerSize`, its value or a token count),
-                instead of the seat's declaration's.
-            correction: The `ResponseCorrection` budget of the exchange.
-
-        Raises:
-            ModelSeatUnavailable: The tool was created without a thinker.
-            ResponseParseError: The answer could not be parsed within the correction budget.
-            ResponseValidationError: The answer did not fit ``output_type`` within it.
-            ModelError: The model provider failed.
-            ModelNotConfigured: No seat, SDK or key.
+        The arguments and the errors are `respond`'s; the answer is its response's ``answer``.
         """
-        response = await self.respond(
-            prompt,
-            output_type=output_type,
-            system=system,
-            answer_size=answer_size,
-            correction=correction,
-        )
+        response = await self.respond(prompt, **options)
         return response.answer
 
     async def respond(
@@ -249,6 +222,14 @@ class ModelSeat:
         correction: Any = None,
     ) -> Any:
         """Like `complete`, but return the whole `ThinkingResponse` (answer, usage, its entry).
+
+        Args:
+            prompt: The user message's text, or the whole conversation to send (its messages).
+            output_type: The answer's declared type (``str``, a pydantic model, ...).
+            system: The system text.
+            answer_size: The answer budget (an `AnswerSize`, its value or a token count),
+                instead of the seat's declaration's.
+            correction: The `ResponseCorrection` budget of the exchange.
 
         Raises:
             ModelSeatUnavailable: The tool was created without a thinker.
