@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from nucleo_core.cli.command_error import CommandError
-from nucleo_core.cli.repeatable_option import repeatable_option
+from nucleo_core.cli.repeatable_option import CommandT, repeatable_option
 
 if TYPE_CHECKING:
     from nucleo_core.hub import ToolHub
@@ -27,6 +27,39 @@ __all__ = ["serve"]
 
 #: The server's requirements, as the ``server`` extra of pyproject.toml pins them.
 _SERVER_REQUIREMENTS = "fastapi>=0.115 uvicorn>=0.30"
+
+#: The server's limits, in the order of the help: each sets the `ServerSettings` field it is
+#: keyed by (its option is the field's name in kebab case), with the field's default (written
+#: again here: ``nucleo_core.server`` imports FastAPI, which ``nucleo --help`` must not wait for).
+_LIMITS: dict[str, tuple[click.ParamType[Any], float, str]] = {
+    "max_body_bytes": (
+        click.IntRange(min=1024),
+        1024 * 1024,
+        "The largest request body accepted; larger ones are answered 413.",
+    ),
+    "stream_seconds": (
+        click.FloatRange(min=0.1),
+        300.0,
+        "How long one audit stream response lasts (EventSource reconnects by itself).",
+    ),
+    "settle_seconds": (
+        click.FloatRange(min=0),
+        2.0,
+        "How often calls approved in another process (nucleo approvals approve) are run; "
+        "0: only when GET /api/executions/ID reads them.",
+    ),
+}
+
+
+def _limit_options(command: CommandT) -> CommandT:
+    """``command`` with an option for each of the server's limits (`_LIMITS`)."""
+    for field, (value_type, default, help_text) in reversed(_LIMITS.items()):
+        flag = "--" + field.replace("_", "-")
+        option = click.option(
+            flag, type=value_type, default=default, show_default=True, help=help_text
+        )
+        command = option(command)
+    return command
 
 
 @click.command()
@@ -58,30 +91,7 @@ _SERVER_REQUIREMENTS = "fastapi>=0.115 uvicorn>=0.30"
     "A thinker class (as for `nucleo catalog`) whose palette and catalog the listing shows; "
     "its tools are served too. Repeatable.",
 )
-@click.option(
-    "--max-body-bytes",
-    type=click.IntRange(min=1024),
-    default=1024 * 1024,
-    show_default=True,
-    help="The largest request body accepted; larger ones are answered 413.",
-)
-@click.option(
-    "--stream-seconds",
-    type=click.FloatRange(min=0.1),
-    default=300.0,
-    show_default=True,
-    help="How long one audit stream response lasts (EventSource reconnects by itself).",
-)
-@click.option(
-    "--settle-seconds",
-    type=click.FloatRange(min=0),
-    default=2.0,
-    show_default=True,
-    help=(
-        "How often calls approved in another process (nucleo approvals approve) are run; "
-        "0: only when GET /api/executions/ID reads them."
-    ),
-)
+@_limit_options
 @click.option(
     "--print-openapi",
     is_flag=True,
@@ -93,16 +103,11 @@ _SERVER_REQUIREMENTS = "fastapi>=0.115 uvicorn>=0.30"
     help="Print the API reference (Markdown, from the OpenAPI schema) and exit.",
 )
 def serve(
-    host: str,
-    port: int,
-    allow_remote: bool,
     sources: tuple[str, ...],
     thinkers: tuple[str, ...],
-    max_body_bytes: int,
-    stream_seconds: float,
-    settle_seconds: float,
     print_openapi: bool,
     print_reference: bool,
+    **options: Any,
 ) -> None:
     """Serve the HTTP API: the tools, the pending approvals, the audit record.
 
@@ -114,14 +119,9 @@ def serve(
     _require_server_extra()
     from nucleo_core.server import ServerSettings
 
-    settings = ServerSettings(
-        host=host,
-        port=port,
-        allow_remote=allow_remote,
-        max_body_bytes=max_body_bytes,
-        stream_seconds=stream_seconds,
-        settle_seconds=settle_seconds,
-    )
+    # The other options are the settings' fields by name: --host, --port, --allow-remote and
+    # the limits.
+    settings = ServerSettings(**options)
     if print_openapi or print_reference:
         _print_schema(settings, reference=print_reference)
         return
