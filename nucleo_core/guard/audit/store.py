@@ -100,7 +100,13 @@ def _names(wanted: str, class_name: str | None, instance: str | None) -> bool:
 
 @runtime_checkable
 class AuditStore(Protocol):
-    """Where audit records are kept, in order, hash-chained."""
+    """Where audit records are kept, in order, hash-chained.
+
+    A store class that subclasses it (as nucleo's do, through `FollowsByPolling`) inherits
+    its `follow`, which polls the store's own `read`.
+    """
+
+    __slots__ = ()
 
     def append(self, contents: Sequence[str], *, durable: bool = False) -> int:
         """Seal and store one record per content, in order, in one transaction.
@@ -130,8 +136,12 @@ class AuditStore(Protocol):
         poll_interval: float = 0.5,
         stop: threading.Event | None = None,
     ) -> Iterator[AuditRecord]:
-        """The records ``query`` selects, then each new one as it is appended, until ``stop``."""
-        ...
+        """The records ``query`` selects, then each new one as it is appended, until ``stop``.
+
+        Inherited: `read` asked every ``poll_interval`` seconds for the records after the last
+        one it gave (`follow_records`).
+        """
+        return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
 
     def verify(self) -> VerifyReport:
         """Check the chain and the head; name the first bad record."""
@@ -175,24 +185,10 @@ def _after(query: AuditQuery, sequence: int) -> AuditQuery:
     )
 
 
-class FollowsByPolling:
-    """Mixin: an `AuditStore`'s `follow`, polling the store's own `read` (`follow_records`)."""
+class FollowsByPolling(AuditStore):
+    """The base of a store class: `AuditStore`, whose `follow` polls the store's own `read`."""
 
     __slots__ = ()
-
-    def read(self, query: AuditQuery | None = None) -> Iterator[AuditRecord]:
-        """The records ``query`` selects (see `AuditStore.read`)."""
-        raise NotImplementedError
-
-    def follow(
-        self,
-        query: AuditQuery | None = None,
-        *,
-        poll_interval: float = 0.5,
-        stop: threading.Event | None = None,
-    ) -> Iterator[AuditRecord]:
-        """The records ``query`` selects, then each new one; see `AuditStore.follow`."""
-        return follow_records(self.read, query, poll_interval=poll_interval, stop=stop)
 
 
 def page_query(
