@@ -10,17 +10,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import JSONResponse
+from pydantic import ConfigDict
 
 from nucleo_core.server.audit_views import CALL_KINDS
 from nucleo_core.server.errors import ApiError
 from nucleo_core.server.identity import Identity
 from nucleo_core.server.models import (
     AuditPage,
-    Decision,
     ExecuteRequest,
     ExecutionPending,
     ExecutionResult,
-    Risk,
     ToolDetail,
     ToolFilter,
     ToolList,
@@ -33,12 +32,14 @@ if TYPE_CHECKING:
 
 __all__ = ["add_tool_routes"]
 
-_SOURCE = "native, mcp, mcp:<server>, an exact source id, or a glob (mcp:time:*)."
-_RISK = "Any of these declared risks (undeclared counts as high)."
-_DECISION = "Any of these policy decisions for the API caller."
-_HOLDER = "Held (palette or catalog) by this thinker class: qualified or bare name."
-_TEXT_FILTER = "Case-insensitive text in the name, display name or description."
 _TOOL_ID = "native:<name>, mcp:<server>:<tool>, or the bare name."
+
+
+class _ToolQuery(ToolFilter):
+    """`ToolFilter` from a query string: text to convert, other parameters ignored."""
+
+    model_config = ConfigDict(extra="ignore", strict=False)
+
 
 #: Where a pending execution's approval id leads (OpenAPI links: clients and test generators
 #: follow them from one answer to the next request).
@@ -68,25 +69,9 @@ def add_tool_routes(app: FastAPI, service: ApiService) -> None:
         tags=["tools"],
         responses={200: {"description": "The tools.", "links": _TOOL_LINKS}, **errors(401, 422)},
     )
-    def list_tools(
-        who: Identity,
-        source: Annotated[str | None, Query(max_length=TEXT, description=_SOURCE)] = None,
-        risk: Annotated[list[Risk] | None, Query(description=_RISK)] = None,
-        read_only: Annotated[bool | None, Query(description="Declared read-only, or not.")] = None,
-        decision: Annotated[list[Decision] | None, Query(description=_DECISION)] = None,
-        thinker: Annotated[str | None, Query(max_length=TEXT, description=_HOLDER)] = None,
-        text: Annotated[str | None, Query(max_length=TEXT, description=_TEXT_FILTER)] = None,
-    ) -> ToolList:
+    def list_tools(who: Identity, wanted: Annotated[_ToolQuery, Query()]) -> ToolList:
         """List the served tools, with the same filters as ``POST /api/tools/filter``."""
         del who
-        wanted = ToolFilter(
-            source=source,
-            risk=risk,
-            read_only=read_only,
-            decision=decision,
-            thinker=thinker,
-            text=text,
-        )
         tools = catalog.listed(wanted)
         return ToolList(tools=tools, count=len(tools))
 
