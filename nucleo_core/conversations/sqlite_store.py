@@ -49,7 +49,14 @@ from nucleo_core.conversations.writer_hold import (
     unlock,
     warn_taken_over,
 )
-from nucleo_core.stores.sqlite import MEMORY, immediate, open_sqlite, run_script, schema_version
+from nucleo_core.stores.sqlite import (
+    MEMORY,
+    OneConnection,
+    immediate,
+    open_sqlite,
+    run_script,
+    schema_version,
+)
 
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
 
@@ -58,7 +65,7 @@ logger = logging.getLogger("nucleo.conversations")
 
 
 @final
-class SQLiteConversationStore(SQLJournal):
+class SQLiteConversationStore(SQLJournal, OneConnection):
     """The `ConversationJournal` of durable conversations, in a SQLite file.
 
     Args:
@@ -66,7 +73,7 @@ class SQLiteConversationStore(SQLJournal):
             ``":memory:"`` for a database that lives as long as this store.
     """
 
-    __slots__ = ("__weakref__", "_closed", "_connection", "_holds", "_lock", "path")
+    __slots__ = ("__weakref__", "_holds", "_lock", "path")
 
     _sql = SQLITE
 
@@ -87,17 +94,13 @@ class SQLiteConversationStore(SQLJournal):
         """Release every hold, close the connection; the store cannot be used afterwards."""
         with self._lock:
             self._release_all()
-            self._closed = True
-            connection, self._connection = self._connection, None
-            if connection is not None:
-                connection.close()
+            self._close_connection()
             _HOLDING.discard(self)
 
     def __del__(self) -> None:
         # A store dropped without `close` (a service never shut down, say the local of a
-        # script's main) closes its connection here, so that Python 3.13+ does not warn about
-        # it; everything was committed already. Its holds are released as `close` releases
-        # them, so the next writer does not take this one for a writer that died.
+        # script's main) releases its holds as `close` releases them, so the next writer does
+        # not take this one for a writer that died; then its connection is closed.
         holds = list(getattr(self, "_holds", {}).values())
         try:
             if holds and self._connection is not None:
@@ -106,16 +109,13 @@ class SQLiteConversationStore(SQLJournal):
             pass
         for hold in holds:
             unlock(hold)
-        connection = getattr(self, "_connection", None)
-        if connection is not None:
-            connection.close()
+        super().__del__()
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._connection is not None:
-            return self._connection
-        if self._closed:
-            raise ConversationStoreError(f"the conversation store {self.path} was closed")
-        self._connection = open_sqlite(
+    def _closed_error(self) -> ConversationStoreError:
+        return ConversationStoreError(f"the conversation store {self.path} was closed")
+
+    def _open(self) -> sqlite3.Connection:
+        return open_sqlite(
             self.path,
             timeout=10.0,
             pragmas=("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON"),
@@ -127,7 +127,6 @@ class SQLiteConversationStore(SQLJournal):
                 f"cannot use the conversation store {self.path}: {reason}"
             ),
         )
-        return self._connection
 
     def _migrate(self, connection: sqlite3.Connection) -> None:
         with immediate(connection):

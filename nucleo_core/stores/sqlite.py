@@ -5,7 +5,8 @@ default; `nucleo_core.stores.url`): each opens it with `open_sqlite` (its folder
 connection shared by the store's threads, autocommit so that the store says where a
 transaction begins), versions its schema by ``PRAGMA user_version`` (`schema_version`), runs
 its schema's statements (`run_script`) and writes inside `immediate`. What goes wrong is raised
-as the store's own error, in its own words: a store passes the function that makes it.
+as the store's own error, in its own words: a store passes the function that makes it. A store
+that keeps its connection until it is closed does so through `OneConnection`.
 
 ``sqlite3`` is imported when a file is first opened, not with this module.
 """
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = ["MEMORY", "immediate", "open_sqlite", "run_script", "schema_version"]
+__all__ = ["MEMORY", "OneConnection", "immediate", "open_sqlite", "run_script", "schema_version"]
 
 #: SQLite's name for a database in memory, which has no folder to make.
 MEMORY = ":memory:"
@@ -100,3 +101,51 @@ def immediate(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
+
+
+class OneConnection:
+    """Mixin: a store's one connection, opened on first use (`_connect`), kept until `close`.
+
+    The store sets ``path``, ``_connection = None`` and ``_closed = False`` (their slots are the
+    mixin's), and gives `_open`
+    (its `open_sqlite`) and `_closed_error`. A store dropped without being closed closes its
+    connection, so that Python 3.13+ does not warn about it; everything was committed already.
+    """
+
+    __slots__ = ("_closed", "_connection")
+
+    path: str
+    _connection: sqlite3.Connection | None
+    _closed: bool
+
+    def _open(self) -> sqlite3.Connection:
+        """The store's connection, opened and set up (`open_sqlite`)."""
+        raise NotImplementedError
+
+    def _closed_error(self) -> Exception:
+        """The store's error for a use after `_close_connection`."""
+        raise NotImplementedError
+
+    def _connect(self) -> sqlite3.Connection:
+        """The open connection, opened (`_open`) on first use; the caller holds the store's lock.
+
+        Raises:
+            Exception: `_closed_error`'s, once the store was closed; whatever `_open` raises.
+        """
+        if self._connection is None:
+            if self._closed:
+                raise self._closed_error()
+            self._connection = self._open()
+        return self._connection
+
+    def _close_connection(self) -> None:
+        """Close the connection for good: a later `_connect` raises `_closed_error`'s."""
+        self._closed = True
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+    def __del__(self) -> None:
+        connection = getattr(self, "_connection", None)
+        if connection is not None:
+            connection.close()

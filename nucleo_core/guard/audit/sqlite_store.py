@@ -49,7 +49,13 @@ from nucleo_core.guard.audit.records import (
 )
 from nucleo_core.guard.audit.store import AuditQuery, FollowsByPolling, page_query, paged_records
 from nucleo_core.guard.audit.verify import StoredRow, VerifyReport, verify_chain
-from nucleo_core.stores.sqlite import immediate, open_sqlite, run_script, schema_version
+from nucleo_core.stores.sqlite import (
+    OneConnection,
+    immediate,
+    open_sqlite,
+    run_script,
+    schema_version,
+)
 
 __all__ = ["SCHEMA_VERSION", "SQLiteAuditStore"]
 
@@ -122,7 +128,7 @@ _PAGE = 500
 
 
 @final
-class SQLiteAuditStore(FollowsByPolling):
+class SQLiteAuditStore(FollowsByPolling, OneConnection):
     """An `AuditStore` in a SQLite file.
 
     Args:
@@ -134,8 +140,6 @@ class SQLiteAuditStore(FollowsByPolling):
 
     __slots__ = (
         "_checkpointer",
-        "_closed",
-        "_connection",
         "_create",
         "_lock",
         "_synchronous",
@@ -281,29 +285,22 @@ class SQLiteAuditStore(FollowsByPolling):
     def close(self) -> None:
         """Close the connection; the store cannot be used afterwards."""
         with self._lock:
-            self._closed = True
             checkpointer, self._checkpointer = self._checkpointer, None
             if checkpointer is not None:
                 checkpointer.stop()
-            connection, self._connection = self._connection, None
-            if connection is not None:
-                connection.close()  # the last connection to close checkpoints the log
+            self._close_connection()  # the last connection to close checkpoints the log
 
     def __del__(self) -> None:
-        # A store dropped without `close` closes its connection here, so that Python 3.13+
-        # does not warn about it; every append was committed already.
+        # A store dropped without `close`: its checkpoints stop, then its connection closes.
         checkpointer = getattr(self, "_checkpointer", None)
         if checkpointer is not None:
             checkpointer.stop(wait=False)
-        connection = getattr(self, "_connection", None)
-        if connection is not None:
-            connection.close()
+        super().__del__()
 
-    def _connect(self) -> sqlite3.Connection:
-        if self._connection is not None:
-            return self._connection
-        if self._closed:
-            raise AuditStoreError(f"the audit store {self.path} was closed")
+    def _closed_error(self) -> AuditStoreError:
+        return AuditStoreError(f"the audit store {self.path} was closed")
+
+    def _open(self) -> sqlite3.Connection:
         if not self._create and not Path(self.path).exists():
             raise AuditStoreError(
                 f"no audit record at {self.path}: nothing was recorded there yet (or the file "
@@ -319,7 +316,6 @@ class SQLiteAuditStore(FollowsByPolling):
             create=self._create,
         )
         self._synchronous = "NORMAL"
-        self._connection = connection
         return connection
 
     def _cannot_open(self, reason: str) -> AuditStoreError:
