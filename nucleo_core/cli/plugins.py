@@ -55,17 +55,18 @@ def plugins(as_json: bool, strict: bool) -> None:
     """
     host = loaded_hub(warn_about_plugins=False).plugins
     records = host.records
-    if as_json:
-        render.print_json([plugin_summary(record) for record in records])
-    elif not records:
-        click.echo("No nucleo plugins are installed.")
-        click.echo(
+    render.print_listing(
+        records,
+        as_json=as_json,
+        summary=plugin_summary,
+        table=_print_plugin_table,
+        empty=(
+            "No nucleo plugins are installed.",
             "A plugin is a distribution with an entry point in one of the groups "
-            f"{', '.join(ENTRY_POINT_GROUPS)}."
-        )
-        _print_builtins(host.builtins)
-    else:
-        _print_plugin_table(records)
+            f"{', '.join(ENTRY_POINT_GROUPS)}.",
+        ),
+    )
+    if not as_json:
         _print_builtins(host.builtins)
     failed = [plugin for record in records for plugin in _failed(record)]
     if strict and failed:

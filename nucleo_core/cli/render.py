@@ -8,8 +8,8 @@ people.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import click
 
@@ -32,6 +32,7 @@ __all__ = [
     "print_empty",
     "print_grouped_table",
     "print_json",
+    "print_listing",
     "print_tool_detail",
     "print_tool_table",
     "rendered_for",
@@ -53,6 +54,8 @@ TOOL_COLUMNS = (
 
 #: A titled run of rows (``None``: no title line), each row one `Text` per column.
 TableGroup: TypeAlias = "tuple[str | None, Sequence[Sequence[Text]]]"
+
+_Item = TypeVar("_Item")
 
 
 def first_line(text: str) -> str:
@@ -97,6 +100,33 @@ def rendered_for(provider: ToolProvider, format: ToolFormat) -> dict[str, Any]:
 def print_json(data: object) -> None:
     """Print ``data`` as indented JSON, keys in the order they were built."""
     click.echo(json.dumps(data, indent=2))
+
+
+def print_listing(
+    items: Sequence[_Item],
+    *,
+    as_json: bool,
+    summary: Callable[[_Item], object],
+    table: Callable[[Sequence[_Item]], None],
+    empty: Sequence[str],
+) -> None:
+    """Print a command's listing: JSON for machines, else a table, else why there is none.
+
+    Args:
+        items: What to list, in order.
+        as_json: Print the JSON array of each item's ``summary`` (``[]`` when there is none).
+        summary: One item as a JSON object.
+        table: Prints the items for people.
+        empty: The lines said instead of an empty table: that there is nothing, and how to
+            get some.
+    """
+    if as_json:
+        print_json([summary(item) for item in items])
+    elif not items:
+        for line in empty:
+            click.echo(line)
+    else:
+        table(items)
 
 
 def print_tool_table(

@@ -38,17 +38,17 @@ def skills(ctx: click.Context, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return  # the subcommand reads --json from this context
-    found = loaded_hub().skills.skills()
-    if as_json:
-        render.print_json([skill_summary(skill) for skill in found])
-    elif not found:
-        click.echo("No skills are registered in this process.")
-        click.echo(
+    render.print_listing(
+        loaded_hub().skills.skills(),
+        as_json=as_json,
+        summary=skill_summary,
+        table=print_skill_table,
+        empty=(
+            "No skills are registered in this process.",
             "Install a skilljar to add some: a distribution with a nucleo.skills entry point "
-            "naming a package of skill folders."
-        )
-    else:
-        print_skill_table(found)
+            "naming a package of skill folders.",
+        ),
+    )
 
 
 @skills.command()
