@@ -13,26 +13,10 @@ versioned in ``nucleo_schema`` (component ``approvals``).
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, Final, final
 
-from nucleo_core.guard._approval_deciding import (
-    Decide,
-    DecidesOnce,
-    encoded,
-    from_row,
-    listed,
-    listing_query,
-    refusal,
-    row_values,
-)
-from nucleo_core.guard.approval_record import (
-    ApprovalRecord,
-    ApprovalStatus,
-    ApprovalStoreError,
-)
+from nucleo_core.guard._approval_sql import POSTGRES, SQLApprovals
+from nucleo_core.guard.approval_record import ApprovalStoreError
 from nucleo_core.stores.postgres import PostgresDatabase, database
 
 __all__ = ["MIGRATIONS", "PostgresApprovalStore"]
@@ -60,12 +44,14 @@ def _error(message: str) -> ApprovalStoreError:
 
 
 @final
-class PostgresApprovalStore(DecidesOnce):
+class PostgresApprovalStore(SQLApprovals):
     """An `ApprovalStore` in PostgreSQL.
 
     Args:
         url: The ``postgresql://`` store URL.
     """
+
+    _sql = POSTGRES
 
     def __init__(self, url: str) -> None:
         self.path = url
@@ -79,76 +65,12 @@ class PostgresApprovalStore(DecidesOnce):
         self._migrated = True
         return found
 
-    def _tx(self, doing: str) -> Any:
+    def _transaction(self, doing: str) -> Any:
         if not self._migrated:
             with self._lock:
                 if not self._migrated:
                     self.migrate()
         return self._database.transaction(doing, _error)
 
-    def add(self, records: Sequence[ApprovalRecord]) -> None:
-        """Keep ``records``, all or none (see `ApprovalStore.add`)."""
-        rows = row_values(records)
-        if not rows:
-            return
-        with self._tx("keep approvals") as db:
-            db.executemany(
-                "INSERT INTO nucleo_approvals VALUES (%s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (id) DO NOTHING",
-                rows,
-            )
-
-    def get(self, approval_id: str) -> ApprovalRecord | None:
-        """The approval ``approval_id``, or ``None``."""
-        with self._tx("read an approval") as db:
-            db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
-            row = db.fetchone()
-        return None if row is None else from_row(row)
-
-    def list(
-        self, *, status: ApprovalStatus | None = None, conversation_id: str | None = None
-    ) -> list[ApprovalRecord]:
-        """The approvals (see `ApprovalStore.list`)."""
-        query, params = listing_query("nucleo_approvals", "%s", status, conversation_id)
-        with self._tx("list approvals") as db:
-            db.execute(query, params)
-            rows = db.fetchall()
-        return listed(rows, status)
-
-    def claim(self, approval_id: str) -> bool:
-        """Approved → consumed, once (see `ApprovalStore.claim`)."""
-        with self._tx("claim an approval") as db:
-            db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
-            found = db.fetchone()
-            if found is None:
-                return False
-            consumed = replace(from_row(found), status="consumed")
-            db.execute(
-                "UPDATE nucleo_approvals SET status = 'consumed', record = %s "
-                "WHERE id = %s AND status = 'approved'",
-                (encoded(consumed), approval_id),
-            )
-            return bool(db.rowcount == 1)
-
     def close(self) -> None:
         """Nothing of its own to release: the pool is the process's, shared by its stores."""
-
-    def _decide(self, approval_id: str, decide: Decide) -> ApprovalRecord:
-        with self._tx("decide an approval") as db:
-            db.execute("SELECT status, record FROM nucleo_approvals WHERE id = %s", (approval_id,))
-            row = db.fetchone()
-            record = None if row is None else from_row(row)
-            if record is None or record.status_at() != "pending":
-                raise refusal(record, approval_id)
-            decided = decide(record)
-            # The condition is the guarantee: whoever read "pending" above, one UPDATE wins
-            # (a concurrent one waits for the row, then finds its condition false).
-            db.execute(
-                "UPDATE nucleo_approvals SET status = %s, record = %s "
-                "WHERE id = %s AND status = 'pending' AND expires_at > %s",
-                (decided.status, encoded(decided), approval_id, time.time()),
-            )
-            won = db.rowcount == 1
-        if not won:
-            raise refusal(self.get(approval_id), approval_id)
-        return decided
