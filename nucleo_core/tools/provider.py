@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from dataclasses import fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -23,6 +24,7 @@ RawInput: TypeAlias = "str | bytes | bytearray | Mapping[str, Any]"
 NATIVE_PREFIX = "native:"
 
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+_SPEC_FIELDS = tuple(field.name for field in fields(ToolSpec))
 
 
 class ToolProvider(ABC):
@@ -139,17 +141,11 @@ class ToolProvider(ABC):
         """Build the tool that runs one call, for ``parent`` (the thinker, or ``None``)."""
 
     def spec(self) -> ToolSpec:
-        """The neutral spec a renderer turns into a model provider's tool definition."""
-        return ToolSpec(
-            name=self.name,
-            description=self.description,
-            input_schema=self.input_schema,
-            output_schema=self.output_schema,
-            display_name=self.display_name,
-            read_only=self.read_only,
-            risk=self.risk,
-            source=self.source,
-        )
+        """The neutral spec a renderer turns into a model provider's tool definition.
+
+        Each of its fields is this provider's member of the same name.
+        """
+        return ToolSpec(**{name: getattr(self, name) for name in _SPEC_FIELDS})
 
     def check(self) -> None:
         """Build everything lazily built now, so that a misdeclaration fails here.
