@@ -10,14 +10,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import FastAPI, Header, Query
 from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
 
 from nucleo_core.guard.audit.events import AuditKind
+from nucleo_core.server.audit_views import AuditReader
 from nucleo_core.server.errors import ApiError
 from nucleo_core.server.identity import Identity
 from nucleo_core.server.models import AuditPage
 from nucleo_core.server.route_docs import TEXT, TOOL, errors
 
 if TYPE_CHECKING:
+    from nucleo_core.guard.audit import AuditQuery
     from nucleo_core.server.service import ApiService
 
 __all__ = ["add_audit_routes"]
@@ -45,13 +48,34 @@ _SSE_EVENT: dict[str, Any] = {
     },
 }
 
-# The filters both routes take, as ``nucleo audit`` takes them.
-_Since = Annotated[str | None, Query(max_length=100, pattern=_SINCE_PATTERN, description=_SINCE)]
-_Thinker = Annotated[str | None, Query(max_length=TEXT, description=_THINKER)]
-_Tool = Annotated[str | None, Query(max_length=TEXT, description=TOOL)]
-_Kinds = Annotated[list[AuditKind] | None, Query(description="Only records of these kinds.")]
-_After = Annotated[int, Query(ge=0, le=_MAX_CURSOR, description=_AFTER)]
+#: The switch both routes take: the failures' developer details, or not.
 _Developer = Annotated[bool, Query(description=_DEVELOPER)]
+
+
+class _AuditFilters(BaseModel):
+    """The filters both routes take, as ``nucleo audit`` takes them (query parameters)."""
+
+    since: str | None = Field(
+        default=None, max_length=100, pattern=_SINCE_PATTERN, description=_SINCE
+    )
+    thinker: str | None = Field(default=None, max_length=TEXT, description=_THINKER)
+    tool: str | None = Field(default=None, max_length=TEXT, description=TOOL)
+    kind: list[AuditKind] | None = Field(default=None, description="Only records of these kinds.")
+    after: int = Field(default=0, ge=0, le=_MAX_CURSOR, description=_AFTER)
+
+    def query(self, *, seen: int = 0) -> AuditQuery:
+        """What `AuditReader` reads: the records these filters match after ``after`` and ``seen``.
+
+        Args:
+            seen: The last record a reconnecting stream saw (its ``Last-Event-ID``).
+        """
+        return AuditReader.query(
+            since=_since(self.since),
+            after=max(self.after, seen),
+            thinker=self.thinker,
+            tool=self.tool,
+            kinds=self.kind or (),
+        )
 
 
 def add_audit_routes(app: FastAPI, service: ApiService) -> None:
@@ -61,11 +85,7 @@ def add_audit_routes(app: FastAPI, service: ApiService) -> None:
     @app.get("/api/audit", tags=["audit"], responses=errors(401, 422))
     def audit_page(
         who: Identity,
-        since: _Since = None,
-        thinker: _Thinker = None,
-        tool: _Tool = None,
-        kind: _Kinds = None,
-        after: _After = 0,
+        filters: Annotated[_AuditFilters, Query()],
         limit: Annotated[int, Query(ge=1, le=1000, description="At most this many records.")] = 100,
         developer: _Developer = False,
     ) -> AuditPage:
@@ -78,10 +98,7 @@ def add_audit_routes(app: FastAPI, service: ApiService) -> None:
         failures' exception messages and tracebacks.
         """
         del who
-        query = reader.query(
-            since=_since(since), after=after, thinker=thinker, tool=tool, kinds=kind or ()
-        )
-        return reader.page(query, limit, developer=developer)
+        return reader.page(filters.query(), limit, developer=developer)
 
     @app.get(
         "/api/audit/stream",
@@ -97,11 +114,7 @@ def add_audit_routes(app: FastAPI, service: ApiService) -> None:
     )
     def audit_stream(
         who: Identity,
-        since: _Since = None,
-        thinker: _Thinker = None,
-        tool: _Tool = None,
-        kind: _Kinds = None,
-        after: _After = 0,
+        filters: Annotated[_AuditFilters, Query()],
         developer: _Developer = False,
         last_event_id: Annotated[
             str | None,
@@ -122,12 +135,9 @@ def add_audit_routes(app: FastAPI, service: ApiService) -> None:
         """
         del who
         seen = (last_event_id or "").strip()
-        start = max(after, min(int(seen), _MAX_CURSOR) if seen.isascii() and seen.isdigit() else 0)
-        query = reader.query(
-            since=_since(since), after=start, thinker=thinker, tool=tool, kinds=kind or ()
-        )
+        last_seen = min(int(seen), _MAX_CURSOR) if seen.isascii() and seen.isdigit() else 0
         return StreamingResponse(
-            reader.stream(query, developer=developer),
+            reader.stream(filters.query(seen=last_seen), developer=developer),
             media_type="text/event-stream",
             headers={"x-accel-buffering": "no"},
         )
