@@ -173,8 +173,7 @@ class SQLiteAuditStore(FollowsByPolling, OneConnection):
             connection = self._connect()
             try:
                 self._set_synchronous(connection, "FULL" if durable else "NORMAL")
-                connection.execute("BEGIN IMMEDIATE")
-                try:
+                with immediate(connection):
                     sequence, digest = self._head(connection)
                     if contents:
                         # The chain is sealed here, in one pass, inside the transaction that
@@ -199,11 +198,6 @@ class SQLiteAuditStore(FollowsByPolling, OneConnection):
                             "digest = excluded.digest",
                             (sequence, digest),
                         )
-                    connection.execute("COMMIT")
-                except BaseException:
-                    if connection.in_transaction:
-                        connection.execute("ROLLBACK")
-                    raise
                 if contents:
                     self._appended(connection, size + _ROW_BYTES * len(contents))
             except sqlite3.Error as exc:
