@@ -17,6 +17,9 @@ own ``isError``) is never an exception: it is an error `MCPToolResult`, so that 
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, InitVar
+
+from nucleo_core._error_details import keeps_details
 from nucleo_core._extras import missing_sdk
 from nucleo_core.errors import MisuseError, NucleoError
 
@@ -37,6 +40,7 @@ class MCPConfigError(MisuseError):
     """An MCP server is misconfigured; the message names where, which key, and the fix."""
 
 
+@keeps_details
 class MCPCollisionError(MisuseError):
     """A tool name is claimed by two sources: two MCP servers, or a server and a native tool.
 
@@ -46,16 +50,19 @@ class MCPCollisionError(MisuseError):
         holder: Who holds the name: ``mcp:<server>`` or a native tool's source.
     """
 
-    def __init__(self, name: str, server: str, holder: str, fix: str) -> None:
-        self.name = name
-        self.server = server
-        self.holder = holder
+    name: str
+    server: str
+    holder: str
+    fix: InitVar[str]
+
+    def __post_init__(self, fix: str) -> None:
         super().__init__(
-            f"MCP server '{server}' publishes a tool named '{name}', which {holder} already "
-            f"holds; '{server}'s tool was not registered. {fix}"
+            f"MCP server '{self.server}' publishes a tool named '{self.name}', which "
+            f"{self.holder} already holds; '{self.server}'s tool was not registered. {fix}"
         )
 
 
+@keeps_details
 class MCPServerUnavailable(NucleoError):
     """An MCP server could not be started, or died and was not brought back.
 
@@ -66,14 +73,18 @@ class MCPServerUnavailable(NucleoError):
         stderr_tail: The last lines the server wrote to its stderr (stdio servers), or ``""``.
     """
 
-    def __init__(self, server: str, reason: str, *, command: str, stderr_tail: str = "") -> None:
-        self.server = server
-        self.reason = reason
-        self.command = command
-        self.stderr_tail = stderr_tail
-        message = f"MCP server '{server}' is unavailable: {reason} (command: {command})"
-        if stderr_tail:
-            message += "\n--- its stderr, last lines ---\n" + stderr_tail
+    server: str
+    reason: str
+    _: KW_ONLY
+    command: str
+    stderr_tail: str = ""
+
+    def __post_init__(self) -> None:
+        message = (
+            f"MCP server '{self.server}' is unavailable: {self.reason} (command: {self.command})"
+        )
+        if self.stderr_tail:
+            message += "\n--- its stderr, last lines ---\n" + self.stderr_tail
         super().__init__(message)
 
 

@@ -10,11 +10,13 @@ All are developer errors (`MisuseError`)::
 
 from __future__ import annotations
 
+from nucleo_core._error_details import keeps_details
 from nucleo_core.errors import MisuseError
 
 __all__ = ["SkillCollisionError", "SkillFormatError", "SkillsConfigError"]
 
 
+@keeps_details
 class SkillFormatError(MisuseError):
     """A skill folder does not follow the Agent Skills layout.
 
@@ -23,12 +25,14 @@ class SkillFormatError(MisuseError):
         reason: What is wrong and how to fix it, in one or two sentences.
     """
 
-    def __init__(self, location: str, reason: str) -> None:
-        self.location = location
-        self.reason = reason
-        super().__init__(f"{location} is not a valid skill: {reason}")
+    location: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        super().__init__(f"{self.location} is not a valid skill: {self.reason}")
 
 
+@keeps_details
 class SkillCollisionError(MisuseError):
     """A skill name already registered from one bundle is registered again from another.
 
@@ -38,13 +42,15 @@ class SkillCollisionError(MisuseError):
         incoming_bundle: The bundle of the skill that was refused (``""`` for none).
     """
 
-    def __init__(self, name: str, existing_bundle: str, incoming_bundle: str) -> None:
-        self.name = name
-        self.existing_bundle = existing_bundle
-        self.incoming_bundle = incoming_bundle
+    name: str
+    existing_bundle: str
+    incoming_bundle: str
+
+    def __post_init__(self) -> None:
         super().__init__(
-            f"Skill name '{name}' is already registered from {_describe(existing_bundle)}; "
-            f"the skill of the same name from {_describe(incoming_bundle)} cannot take it. "
+            f"Skill name '{self.name}' is already registered from "
+            f"{_describe(self.existing_bundle)}; the skill of the same name from "
+            f"{_describe(self.incoming_bundle)} cannot take it. "
             "Rename one of the skills (its folder and its front matter 'name'), or register "
             "with shadow=True to replace the existing skill deliberately."
         )

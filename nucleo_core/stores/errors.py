@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+from dataclasses import InitVar
+
+from nucleo_core._error_details import keeps_details
 from nucleo_core.errors import MisuseError
 
 __all__ = ["StoreError", "StoreURLError", "StoreVersionError"]
@@ -23,6 +26,7 @@ class StoreURLError(StoreError):
     """The store URL is malformed or names a backend nucleo does not have."""
 
 
+@keeps_details
 class StoreVersionError(StoreError):
     """The store's schema is newer than this nucleo reads: upgrade nucleo-core to open it.
 
@@ -32,12 +36,14 @@ class StoreVersionError(StoreError):
         supported: The latest version this nucleo reads.
     """
 
-    def __init__(self, where: str, component: str, found: int, supported: int) -> None:
-        self.component = component
-        self.found = found
-        self.supported = supported
+    where: InitVar[str]
+    component: str
+    found: int
+    supported: int
+
+    def __post_init__(self, where: str) -> None:
         super().__init__(
-            f"the {component} store {where} has schema version {found}, newer than this "
-            f"nucleo reads (up to {supported}); upgrade nucleo-core (every worker sharing "
-            "the store must run a nucleo at least as recent as the one that migrated it)"
+            f"the {self.component} store {where} has schema version {self.found}, newer than "
+            f"this nucleo reads (up to {self.supported}); upgrade nucleo-core (every worker "
+            "sharing the store must run a nucleo at least as recent as the one that migrated it)"
         )
