@@ -33,6 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from nucleo_core._project_table import nearest_config, read_table
+from nucleo_core._table_keys import reject_unknown_keys
 from nucleo_core.guard._time_limit import DEFAULT_HOOK_TIMEOUT
 from nucleo_core.guard.errors import GuardConfigError
 from nucleo_core.guard.policy import PermissionPolicy
@@ -48,11 +49,11 @@ __all__ = [
     "guard_config_from_mapping",
 ]
 
-#: The keys the guard table may hold.
-GUARD_KEYS = ("default", "rules", "hook_timeout", "audit", "approvals")
-
 #: Sub-tables kept for the layers that read them (the audit record, the approvals).
 _KEPT_TABLES = ("audit", "approvals")
+
+#: The keys the guard table may hold.
+GUARD_KEYS = ("default", "rules", "hook_timeout", *_KEPT_TABLES)
 
 _DECISIONS = ", ".join(f'"{decision.value}"' for decision in Decision)
 _RISKS = ", ".join(f'"{risk.value}"' for risk in Risk)
@@ -91,11 +92,7 @@ def guard_config_from_mapping(
         GuardConfigError: A key is unknown or a value malformed; the message names ``origin``,
             the key and the allowed values.
     """
-    unknown = sorted(set(table) - set(GUARD_KEYS))
-    if unknown:
-        raise GuardConfigError(
-            f"{origin}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(GUARD_KEYS)}"
-        )
+    reject_unknown_keys(table, GUARD_KEYS, origin, GuardConfigError)
     timeout = table.get("hook_timeout", DEFAULT_HOOK_TIMEOUT)
     if (
         isinstance(timeout, bool)
@@ -159,11 +156,7 @@ def discover_guard_config(start: str | os.PathLike[str] | None = None) -> GuardC
 def _rule(entry: object, where: str) -> PermissionRule:
     if not isinstance(entry, Mapping):
         raise GuardConfigError(f"{where} must be a table")
-    unknown = sorted(set(entry) - set(RULE_KEYS))
-    if unknown:
-        raise GuardConfigError(
-            f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(RULE_KEYS)}"
-        )
+    reject_unknown_keys(entry, RULE_KEYS, where, GuardConfigError)
     for key in RULE_KEYS:
         value = entry.get(key)
         if value is not None and not isinstance(value, str):

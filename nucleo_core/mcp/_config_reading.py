@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from nucleo_core._project_table import read_table
+from nucleo_core._table_keys import reject_unknown_keys
 from nucleo_core.mcp._config_values import as_risk, as_strings
 from nucleo_core.mcp._server_config import MCPServerConfig, MCPToolSettings
 from nucleo_core.mcp.errors import MCPConfigError
@@ -75,12 +76,7 @@ def servers_from_mapping(
     Raises:
         MCPConfigError: The table is malformed; the message names ``origin`` and the key.
     """
-    unknown = set(table) - set(_TABLE_KEYS)
-    if unknown:
-        raise MCPConfigError(
-            f"{origin}: unknown key(s) {', '.join(sorted(unknown))} in the mcp table; allowed: "
-            + ", ".join(_TABLE_KEYS)
-        )
+    reject_unknown_keys(table, _TABLE_KEYS, origin, MCPConfigError, inside="the mcp table")
     shared_pass_env = as_strings(table.get("pass_env", ()), f"{origin}: mcp.pass_env")
     shared_roots = table.get("roots")
     if shared_roots is not None:
@@ -99,12 +95,7 @@ def servers_from_mapping(
     for name, entry in servers.items():
         if not isinstance(entry, Mapping):
             raise MCPConfigError(f"{origin}: mcp.servers.{name} must be a table")
-        unknown = set(entry) - set(_SERVER_KEYS)
-        if unknown:
-            raise MCPConfigError(
-                f"{origin}: mcp.servers.{name}: unknown key(s) {', '.join(sorted(unknown))}; "
-                "allowed: " + ", ".join(_SERVER_KEYS)
-            )
+        reject_unknown_keys(entry, _SERVER_KEYS, f"{origin}: mcp.servers.{name}", MCPConfigError)
         base = merged.get(name, {})
         if "command" in entry or "url" in entry:  # a transport of its own replaces the other's
             base = {key: value for key, value in base.items() if key not in _TRANSPORT_KEYS}

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from nucleo_core._answering import answer_of
+from nucleo_core._table_keys import reject_unknown_keys
 from nucleo_core.mcp.errors import MCPConfigError
 
 if TYPE_CHECKING:
@@ -81,12 +82,7 @@ class SamplingSettings:
                 f'{where}: sampling must be true, false, or a table such as {{ model = "fast", '
                 "max_tokens = 512 }"
             )
-        unknown = set(value) - set(_SETTINGS_KEYS)
-        if unknown:
-            raise MCPConfigError(
-                f"{where}: unknown key(s) {', '.join(sorted(map(str, unknown)))} in sampling; "
-                "allowed: " + ", ".join(_SETTINGS_KEYS)
-            )
+        reject_unknown_keys(value, _SETTINGS_KEYS, where, MCPConfigError, inside="sampling")
         model = value.get("model", "fast")
         if not isinstance(model, str) or not model:
             raise MCPConfigError(
