@@ -8,10 +8,11 @@ a sampling request refused unless the configuration enables it. `ServerSession` 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import mcp_types as types
 
+from nucleo_core.mcp._session_part import SessionPart
 from nucleo_core.mcp.elicitation import (
     ElicitationAnswer,
     ElicitationAnswerer,
@@ -26,22 +27,13 @@ from nucleo_core.mcp.sampling import (
     sample,
 )
 
-if TYPE_CHECKING:
-    from nucleo_core.mcp._features import ClientFeatures
-    from nucleo_core.mcp.config import MCPServerConfig
-    from nucleo_core.mcp.elicitation import CallElicitations
-
 __all__ = ["ServerRequests"]
 
 logger = logging.getLogger("nucleo.mcp")
 
 
-class ServerRequests:
+class ServerRequests(SessionPart):
     """`ServerSession`'s part that answers the server's own requests (the SDK's callbacks)."""
-
-    config: MCPServerConfig
-    _features: ClientFeatures
-    _in_flight: list[CallElicitations | None]
 
     async def _list_roots(self, context: Any) -> types.ListRootsResult | types.ErrorData:
         """``roots/list``: the configured roots, else the project folder, as ``file://`` URIs."""

@@ -19,13 +19,12 @@ from mcp import Client, MCPError
 
 from nucleo_core.mcp._results import to_result
 from nucleo_core.mcp._session_limits import BACKOFF_CAP, PROBE_TIMEOUT, WRITE_GRACE
+from nucleo_core.mcp._session_part import SessionPart
 from nucleo_core.mcp._session_reasons import exit_reason, failure_reason
 from nucleo_core.mcp.errors import MCPServerUnavailable
 from nucleo_core.mcp.result import MCPToolResult
 
 if TYPE_CHECKING:
-    from nucleo_core.mcp._session_state import SessionState
-    from nucleo_core.mcp.config import MCPServerConfig
     from nucleo_core.mcp.elicitation import CallElicitations
 
 __all__ = ["SessionCalls"]
@@ -33,16 +32,8 @@ __all__ = ["SessionCalls"]
 logger = logging.getLogger("nucleo.mcp")
 
 
-class SessionCalls:
+class SessionCalls(SessionPart):
     """`ServerSession`'s part that makes the calls and tells when the session broke."""
-
-    config: MCPServerConfig
-    state: SessionState
-    _client: Client | None
-    _broken: str | None
-    _wake: asyncio.Event
-    _background: set[asyncio.Task[None]]
-    _in_flight: list[CallElicitations | None]
 
     if TYPE_CHECKING:
 
