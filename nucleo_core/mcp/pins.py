@@ -29,52 +29,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, final
 
+from nucleo_core.mcp import _pin_definition, _pin_values
+from nucleo_core.mcp._pin_definition import *  # noqa: F403 (its names are this module's too)
 from nucleo_core.mcp._pin_definition import (
-    PINNED_FIELDS,
-    SHORT_DIGEST,
     canonical_json,
-    changed_fields,
-    definition_diff,
     definition_digest,
-    printable,
     short_digest,
     tool_definition,
 )
 from nucleo_core.mcp._pin_file import PinFile
-from nucleo_core.mcp._pin_values import (
-    NEW_TOOLS,
-    NewTools,
-    Pin,
-    PinCheck,
-    Quarantine,
-    QuarantineReason,
-)
+from nucleo_core.mcp._pin_values import *  # noqa: F403 (its names are this module's too)
+from nucleo_core.mcp._pin_values import NewTools, Pin, PinCheck, Quarantine, QuarantineReason
 from nucleo_core.mcp.errors import MCPPinError
 
 if TYPE_CHECKING:
     from nucleo_core.mcp.config import MCPServerConfig
 
-__all__ = [
-    "NEW_TOOLS",
-    "PINNED_FIELDS",
-    "PINS_ENVIRONMENT_VARIABLE",
-    "PIN_STORE_FILE_NAME",
-    "SHORT_DIGEST",
-    "NewTools",
-    "Pin",
-    "PinCheck",
-    "PinStore",
-    "Quarantine",
-    "QuarantineReason",
-    "canonical_json",
-    "changed_fields",
-    "definition_diff",
-    "definition_digest",
-    "pin_store_path",
-    "printable",
-    "short_digest",
-    "tool_definition",
-]
+__all__ = ["PINS_ENVIRONMENT_VARIABLE", "PIN_STORE_FILE_NAME", "PinStore", "pin_store_path"]
+# A definition's canonical form and digest, and the pin's values, as their modules export them.
+__all__ += _pin_definition.__all__
+__all__ += _pin_values.__all__
 
 #: The store's file in the project's ``.nucleo`` folder.
 PIN_STORE_FILE_NAME: Final = "mcp_pins.sqlite3"
