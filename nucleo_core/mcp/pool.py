@@ -282,11 +282,9 @@ class MCPClientPool(ClosesOnExit, AsyncClosesOnExit):
         except MCPServerUnavailable as exc:
             return _unavailable(exc)
         except RuntimeError:
-            return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
+            return _closed()
         except TimeoutError:
-            return MCPToolResult.failure(
-                "timeout", f"MCP server '{server}' did not answer within {bound:g} s"
-            )
+            return _timed_out(server, bound)
         if elicitations is not None and elicitations.pending is not None:
             # The server asked for input nobody could give now: the durable run pauses.
             from nucleo_core.thinking._execution_durable import ElicitationPaused
@@ -316,7 +314,7 @@ class MCPClientPool(ClosesOnExit, AsyncClosesOnExit):
         except MCPServerUnavailable as exc:
             return _unavailable(exc)
         except RuntimeError:
-            return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
+            return _closed()
         try:
             return self._runtime.run(
                 session.loop,
@@ -324,9 +322,7 @@ class MCPClientPool(ClosesOnExit, AsyncClosesOnExit):
                 bound,
             )
         except TimeoutError:
-            return MCPToolResult.failure(
-                "timeout", f"MCP server '{server}' did not answer within {bound:g} s"
-            )
+            return _timed_out(server, bound)
 
     def _limits(self, server: str, timeout: float | None) -> tuple[float, float]:
         """A call's own time limit, and the caller's bound over everything the pool may do."""
@@ -385,7 +381,17 @@ class MCPClientPool(ClosesOnExit, AsyncClosesOnExit):
         return f"<MCPClientPool {state}>"
 
 
+def _closed() -> MCPToolResult:
+    return MCPToolResult.failure("unavailable", "the MCP client pool is closed")
+
+
 def _unavailable(exc: MCPServerUnavailable) -> MCPToolResult:
     return MCPToolResult.failure(
         "unavailable", f"MCP server '{exc.server}' is unavailable ({exc.reason})"
+    )
+
+
+def _timed_out(server: str, bound: float) -> MCPToolResult:
+    return MCPToolResult.failure(
+        "timeout", f"MCP server '{server}' did not answer within {bound:g} s"
     )
