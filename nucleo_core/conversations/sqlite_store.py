@@ -54,8 +54,8 @@ from nucleo_core.stores.sqlite import (
     OneConnection,
     immediate,
     open_sqlite,
+    readable_schema_version,
     run_script,
-    schema_version,
 )
 
 __all__ = ["SCHEMA_VERSION", "SQLiteConversationStore"]
@@ -130,12 +130,10 @@ class SQLiteConversationStore(SQLJournal, OneConnection):
 
     def _migrate(self, connection: sqlite3.Connection) -> None:
         with immediate(connection):
-            version = schema_version(connection)
-            if version > SCHEMA_VERSION:
-                raise ConversationStoreError(
-                    f"the conversation store {self.path} has schema version {version}, newer "
-                    f"than this nucleo reads (up to {SCHEMA_VERSION}); upgrade nucleo-core"
-                )
+            store = f"the conversation store {self.path}"
+            version = readable_schema_version(
+                connection, SCHEMA_VERSION, ConversationStoreError, store
+            )
             if version == 0:
                 run_script(connection, SQLITE_SCHEMA)
             if version < 2:  # version 2 added who writes each conversation

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from nucleo_core.guard._approval_sql import SQLITE, SQLApprovals
 from nucleo_core.guard.approval_record import ApprovalStoreError
-from nucleo_core.stores.sqlite import immediate, open_sqlite, run_script, schema_version
+from nucleo_core.stores.sqlite import immediate, open_sqlite, readable_schema_version, run_script
 
 if TYPE_CHECKING:
     import sqlite3
@@ -69,12 +69,8 @@ class SQLiteApprovalStore(SQLApprovals):
         return self._connection
 
     def _prepare(self, connection: sqlite3.Connection) -> None:
-        version = schema_version(connection)
-        if version > _SCHEMA_VERSION:
-            raise ApprovalStoreError(
-                f"{self.path} was written by a later nucleo (approvals schema {version}); "
-                "upgrade nucleo to read it"
-            )
+        store = f"the approvals' store {self.path}"
+        readable_schema_version(connection, _SCHEMA_VERSION, ApprovalStoreError, store)
         run_script(connection, _SCHEMA)
         connection.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
 

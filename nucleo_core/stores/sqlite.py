@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlite3
 
-__all__ = ["MEMORY", "OneConnection", "immediate", "open_sqlite", "run_script", "schema_version"]
+__all__ = [
+    "MEMORY",
+    "OneConnection",
+    "immediate",
+    "open_sqlite",
+    "readable_schema_version",
+    "run_script",
+    "schema_version",
+]
 
 #: SQLite's name for a database in memory, which has no folder to make.
 MEMORY = ":memory:"
@@ -75,6 +83,26 @@ def schema_version(connection: sqlite3.Connection) -> int:
     """The file's schema version (``PRAGMA user_version``; ``0``: a new file)."""
     (version,) = connection.execute("PRAGMA user_version").fetchone()
     return int(version)
+
+
+def readable_schema_version(
+    connection: sqlite3.Connection,
+    newest: int,
+    refuse: Callable[[str], Exception],
+    store: str,
+) -> int:
+    """The file's schema version, refusing (``raise refuse(message)``) one newer than ``newest``.
+
+    A file written by a later nucleo is refused rather than misread; ``store`` names it in the
+    message (``"the audit store /path/audit.sqlite3"``).
+    """
+    version = schema_version(connection)
+    if version > newest:
+        raise refuse(
+            f"{store} was written by a later nucleo (schema version {version}; this one reads up "
+            f"to {newest}): upgrade nucleo-core to open it"
+        )
+    return version
 
 
 def run_script(connection: sqlite3.Connection, script: str) -> None:

@@ -53,8 +53,8 @@ from nucleo_core.stores.sqlite import (
     OneConnection,
     immediate,
     open_sqlite,
+    readable_schema_version,
     run_script,
-    schema_version,
 )
 
 __all__ = ["SCHEMA_VERSION", "SQLiteAuditStore"]
@@ -317,12 +317,8 @@ class SQLiteAuditStore(FollowsByPolling, OneConnection):
 
     def _migrate(self, connection: sqlite3.Connection) -> None:
         with immediate(connection):
-            version = schema_version(connection)
-            if version > SCHEMA_VERSION:
-                raise AuditStoreError(
-                    f"the audit store {self.path} was written by a later nucleo (schema "
-                    f"{version}, this one reads up to {SCHEMA_VERSION}); upgrade nucleo"
-                )
+            store = f"the audit store {self.path}"
+            version = readable_schema_version(connection, SCHEMA_VERSION, AuditStoreError, store)
             if version == 0:
                 tables = connection.execute(
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
