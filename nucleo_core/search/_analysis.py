@@ -74,9 +74,15 @@ _SEPARATORS = re.compile(r"[\s_\-./:]+")
 _PLAIN = re.compile(r"[a-z][a-z0-9]*")
 # A lower-case snake_case name (most tool names): split at "_" without the general rules.
 _SNAKE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+")
-# Upper-case runs before a capitalised word (HTTPServer -> HTTP, Server), capitalised or
-# lower-case words with trailing digits (oauth2Token -> oauth2, Token), digit runs.
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+# An acronym's plural kept whole (PDFs, listPRs -> list, PRs: not "PD", "Fs"), upper-case
+# runs before a capitalised word (HTTPServer -> HTTP, Server), capitalised or lower-case
+# words with trailing digits (oauth2Token -> oauth2, Token), digit runs.
+_CAMEL = re.compile(
+    r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+"
+)
+# A plural without a vowel (pdfs, vms, prs; not urls): the English stemmer strips an "s"
+# only after a vowel, so these keep theirs and would not meet their singular ("pdf").
+_VOWELLESS_PLURAL = re.compile(r"[b-df-hj-np-tv-xz]+[b-df-hj-np-rtv-xz]s")
 # A "word" of free text that may be an identifier: letters and digits joined by separators.
 _IDENTIFIER = re.compile(r"[^\W_]+(?:[_\-./:][^\W_]+)*")
 
@@ -162,9 +168,13 @@ def _split(name: str) -> tuple[str, ...]:
             continue
         # camelCase is an ASCII convention; a word in another script is kept whole.
         pieces = _CAMEL.findall(part) if part.isascii() else [part]
-        words.extend(piece.lower() for piece in pieces)
+        for piece in pieces:
+            word = piece.lower()
+            if _VOWELLESS_PLURAL.fullmatch(word):
+                words.append(word[:-1])
+            words.append(word)
     whole = name.strip().lower()
-    if whole and (len(words) != 1 or words[0] != whole):
+    if whole and words[-1:] != [whole]:
         words.append(whole)
     return tuple(words)
 
@@ -263,11 +273,15 @@ def query_words(query: str) -> list[str]:
     """The words of a query: free text, with identifiers in it split like tool names.
 
     Stop words are dropped, duplicates kept once, and the query is cut at
-    `MAX_QUERY_CHARS` characters and `MAX_QUERY_WORDS` words.
+    `MAX_QUERY_CHARS` characters and `MAX_QUERY_WORDS` words. A plural the stemmer keeps
+    (``pdfs``, ``vms``) is looked up as its singular too.
     """
     words: list[str] = []
     for token in _IDENTIFIER.findall(query[:MAX_QUERY_CHARS]):
-        words.extend(_split(token))
+        for word in _split(token):
+            if _VOWELLESS_PLURAL.fullmatch(word):
+                words.append(word[:-1])
+            words.append(word)
     stop = _STOP
     unique = [word for word in dict.fromkeys(words) if word not in stop]
     return unique[:MAX_QUERY_WORDS]

@@ -369,3 +369,24 @@ def test_what_an_apostrophe_leaves_matches_nothing() -> None:
     )
     assert [hit.name for hit in index.search("what's bitcoin's price")] == ["crypto_get_price"]
     assert index.search("what's") == []
+
+
+@pytest.mark.parametrize("query", ["merge these PDFs", "merge these pdfs", "merge this PDF"])
+def test_an_acronyms_plural_is_one_word_and_meets_its_singular(query: str) -> None:
+    """``PDFs`` is not split as camelCase (``PD``, ``Fs``) and meets ``pdf`` as files meet file."""
+    index = ToolIndex(
+        [
+            {"name": "pdf_merge", "description": "Combine several documents into one."},
+            {"name": "fs_usage", "description": "Disk usage of an fs mount."},
+            {"name": "merge_pull_request", "description": "Merge a pull request."},
+        ]
+    )
+    assert top(index, query, 1) == ["pdf_merge"]
+
+
+def test_a_names_acronym_plural_is_found_by_its_singular() -> None:
+    """``listPRs`` is ``list`` + ``PRs``, searchable as "pr" (not "p" + "rs")."""
+    index = ToolIndex([record("listPRs"), record("list_rs_records"), record("unrelated_tool")])
+    assert top(index, "list every pr") == ["listPRs", "list_rs_records"]
+    assert top(index, "pr") == ["listPRs"]
+    assert top(index, "rs", 1) == ["list_rs_records"]
