@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from nucleo_core.hub._catalog_view import CatalogView
 from nucleo_core.hub._palette_assembly import Ceiling, narrowed, within
 from nucleo_core.skills.skill import Skill
 from nucleo_core.tools.provider import ToolProvider
@@ -168,8 +169,10 @@ def grants_still_held(
 
     Known when nothing can narrow the class's catalog per thinker (no override of the
     catalog or of `reconcile_catalog`, no ``nucleo_reconcile_catalog`` hook): then an
-    unchanged catalog view holds them still, and a changed one is asked per grant, in
-    O(1) each, so a turn after a widening of 20,000 tools costs its grants only.
+    unchanged catalog view holds them still, and so does a view that only widened the last
+    one (a widening appends; a narrowing starts a new list, `CatalogView.widens`), so a turn
+    after a widening of 20,000 tools costs O(1); any other change is asked per grant, in
+    O(1) each.
     """
     if (
         type(thinker)._catalog_base is not base._catalog_base
@@ -177,7 +180,8 @@ def grants_still_held(
         or thinker._hub.plugins.implements("nucleo_reconcile_catalog")
     ):
         return False
-    if thinker._catalog_at_assembly is previous:
+    current = thinker._catalog_at_assembly
+    if current is previous or (type(current) is CatalogView and current.widens(previous)):
         return True
     holds = thinker._hub.catalog_holds
     return all(holds(type(thinker), provider) for provider in thinker._granted)

@@ -96,7 +96,7 @@ class HookCalls:
         cause: Exception
         try:
             # pluggy passes an implementation only the arguments it names, positionally.
-            result = impl.function(*(arguments[name] for name in impl.argnames))
+            result = impl.function(*map(arguments.__getitem__, impl.argnames))
             return validate(result), None
         except WrongType as exc:
             reason, cause = f"returned the wrong type from {hook}: {exc}", exc

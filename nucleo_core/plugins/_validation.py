@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import cast
 
 from nucleo_core.errors import ToolDeclarationError
 from nucleo_core.plugins.contributions import SkillSource
@@ -53,7 +54,11 @@ def _type_name(value: object) -> str:
 
 def as_provider(subject: object) -> ToolProvider | None:
     """The provider of a provider, a ``@tool`` class or a ``@tool`` function; else ``None``."""
-    if isinstance(subject, ToolProvider):
+    # A provider's class derives from ToolProvider: its MRO says so without the ABC's
+    # instance check (a call of its own), asked for every tool of every turn's palette hooks.
+    if ToolProvider in type(subject).__mro__:
+        return cast(ToolProvider, subject)
+    if isinstance(subject, ToolProvider):  # a virtual subclass (ToolProvider.register)
         return subject
     if declaration_of(subject) is None:
         return None
@@ -63,8 +68,10 @@ def as_provider(subject: object) -> ToolProvider | None:
         return None
 
 
-def _items(result: object, expected: str) -> list[object]:
+def _items(result: object, expected: str) -> Sequence[object]:
     """The items of an iterable result; a string is one value, never an iterable of them."""
+    if type(result) is list or type(result) is tuple:  # most answers: read as they are
+        return result
     if isinstance(result, str | bytes) or not isinstance(result, Iterable):
         raise WrongType(expected, _type_name(result))
     return list(result)
@@ -157,7 +164,9 @@ def sources_from(result: object) -> list[SkillSource]:
 
 def tools_or_none(result: object) -> list[ToolProvider]:
     """The tools of a tool-bringing hook's answer; none for ``None``."""
-    return [] if result is None else tools_from(result, f"{TOOLS_EXPECTED}, or None")
+    if result is None or (type(result) is list and not result):  # most turns' answer
+        return []
+    return tools_from(result, f"{TOOLS_EXPECTED}, or None")
 
 
 def names_or_none(result: object) -> list[str]:

@@ -292,9 +292,12 @@ class PluginHost:
         )
 
     def implements(self, hook: str) -> bool:
-        """Whether any loaded plugin implements ``hook`` (callers skip work when none does)."""
-        caller: pluggy.HookCaller = getattr(self._manager.hook, hook)
-        return bool(caller.get_hookimpls())
+        """Whether any loaded plugin implements ``hook`` (callers skip work when none does).
+
+        Asked several times a turn, so it reads the implementations the host keeps in call
+        order (worked out again only when a plugin is registered or unregistered).
+        """
+        return bool(self._calls.implementations(hook, None))
 
     def implementers(self, hook: str) -> tuple[str, ...]:
         """The plugin names implementing ``hook``, in the order the host calls them."""
