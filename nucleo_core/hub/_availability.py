@@ -132,7 +132,7 @@ def reconciled_skill_catalog(
     (``disable-model-invocation``).
     """
     catalog: Sequence[Skill] = thinker._skill_catalog_base()
-    if not by_user and any(skill.disable_model_invocation for skill in catalog):
+    if not by_user and catalog and any(skill.disable_model_invocation for skill in catalog):
         # disable-model-invocation: never offered to the model nor granted to it.
         catalog = [skill for skill in catalog if not skill.disable_model_invocation]
     if type(thinker).reconcile_skill_catalog is not base.reconcile_skill_catalog:

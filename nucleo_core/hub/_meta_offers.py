@@ -36,7 +36,9 @@ class MetaToolOffers:
     def __init__(self) -> None:
         # The meta-tools of the last turn, kept while their catalogs are unchanged: the
         # registry then holds the very same provider, and its cached specs stay valid.
-        self._request_tools: tuple[Sequence[ToolProvider], RequestToolsProvider] | None = None
+        # (the catalog, its provider, whether the provider enumerates the catalog)
+        self._request_tools: tuple[Sequence[ToolProvider], RequestToolsProvider, bool] | None
+        self._request_tools = None
         self._request_skill: tuple[Sequence[Skill], RequestSkillProvider] | None = None
         # The catalog's search index (built at the first search, then synced by difference),
         # ``search_tools``, the deferred stand-ins by name, and the deferred tools admitted at
@@ -61,16 +63,19 @@ class MetaToolOffers:
         # hub's own view is immutable already and kept as is, so the check stays O(1).)
         members = frozen_members(catalog)
         last = self._request_tools
-        if last is not None and last[1].enumerated == enumerated and same_members(last[0], members):
-            return last[1]
-        if last is not None and not enumerated and not last[1].enumerated:
-            # Plain names: the same definition over the changed catalog (no new provider,
-            # so the palette's delta is empty and the registry keeps its cached spec).
-            last[1].rebase(members)
-            self._request_tools = (members, last[1])
-            return last[1]
+        if last is not None and last[2] == enumerated:
+            if last[0] is members:
+                return last[1]
+            if not enumerated:
+                # Plain names: the same definition over the changed catalog (no new provider,
+                # so the palette's delta is empty and the registry keeps its cached spec).
+                last[1].rebase(members)
+                self._request_tools = (members, last[1], enumerated)
+                return last[1]
+            if same_members(last[0], members):
+                return last[1]
         provider = RequestToolsProvider(members, enumerated=enumerated, suggest=suggest)
-        self._request_tools = (members, provider)
+        self._request_tools = (members, provider, enumerated)
         return provider
 
     def request_skill_for(self, skills: Sequence[Skill]) -> RequestSkillProvider:
@@ -129,12 +134,14 @@ class MetaToolOffers:
         members = frozen_members(catalog)
         last = self._offer_decided
         if last is not None:
-            if same_members(last[0], members):
+            if last[0] is members:
                 return last[1]
-            if last[1] == "search" and isinstance(members, CatalogView) and members.widens(last[0]):
+            if last[1] == "search" and type(members) is CatalogView and members.widens(last[0]):
                 # More tools only make the enumeration longer: still past the budget.
                 self._offer_decided = (members, "search")
                 return "search"
+            if same_members(last[0], members):
+                return last[1]
         exceeds = enumeration_exceeds(members, enumeration_fixed_size(), OFFER_BUDGET)
         mode: Literal["enumerate", "search"] = "search" if exceeds else "enumerate"
         self._offer_decided = (members, mode)

@@ -12,6 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
+from nucleo_core.hub._availability import (
+    SkillCatalogHolder,
+    reconciled_catalog,
+    reconciled_skill_catalog,
+)
 from nucleo_core.hub._tool_requests import RequestingThinker, closest_names
 from nucleo_core.hub.meta_tools import REQUEST_TOOLS, RequestSkillProvider, RequestToolsProvider
 from nucleo_core.tools.palette import ReadOnlyPalette
@@ -31,7 +36,7 @@ __all__ = [
 ]
 
 
-class OfferingThinker(RequestingThinker, Protocol):
+class OfferingThinker(RequestingThinker, SkillCatalogHolder, Protocol):
     """A `ThinkerBase`'s state its offers read."""
 
     tool_offer: ClassVar[ToolOffer | None]
@@ -43,7 +48,7 @@ class OfferingThinker(RequestingThinker, Protocol):
 
 def request_tools_offer(thinker: OfferingThinker, base: type[Any]) -> RequestToolsProvider | None:
     """``request_tools`` over this turn's catalog, or ``None`` while it is empty."""
-    catalog: Sequence[ToolProvider] = base.tool_catalog(thinker)
+    catalog = reconciled_catalog(thinker, base, within_surface=True)  # base.tool_catalog
     if not catalog:
         return None
     mode = _offer_mode(thinker, catalog)
@@ -63,7 +68,7 @@ def search_tools_offer(thinker: OfferingThinker, base: type[Any]) -> list[ToolPr
     palette does not hold is offered as a `DeferredToolProvider` (the same object while its
     tool is the same), after every other tool, so the front of the tool list never changes.
     """
-    catalog: Sequence[ToolProvider] = base.tool_catalog(thinker)
+    catalog = reconciled_catalog(thinker, base, within_surface=True)  # base.tool_catalog
     if not catalog:
         return []
     mode = _offer_mode(thinker, catalog)
@@ -83,8 +88,11 @@ def search_tools_offer(thinker: OfferingThinker, base: type[Any]) -> list[ToolPr
 
 def request_skill_offer(thinker: OfferingThinker, base: type[Any]) -> RequestSkillProvider | None:
     """``request_skill`` over the catalog's skills not attached yet, or ``None``."""
+    catalog = reconciled_skill_catalog(thinker, base, by_user=False)  # base.skill_catalog
+    if not catalog:
+        return None
     held = thinker._skill_binding.held
-    skills = [skill for skill in base.skill_catalog(thinker) if skill not in held]
+    skills = [skill for skill in catalog if skill not in held]
     return thinker._offers.request_skill_for(skills) if skills else None
 
 

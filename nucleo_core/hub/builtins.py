@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from nucleo_core.hub._offering import request_skill_offer, request_tools_offer, search_tools_offer
+from nucleo_core.hub.thinker_base import ThinkerBase
 from nucleo_core.plugins.markers import hookimpl
 from nucleo_core.tools.provider import ToolProvider
 
@@ -30,11 +32,9 @@ class _RequestTools:
 
     @hookimpl(trylast=True)
     def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
-        from nucleo_core.hub.thinker_base import ThinkerBase
-
         if not isinstance(thinker, ThinkerBase):
             return []
-        offer = ThinkerBase._request_tools_offer(thinker)
+        offer = request_tools_offer(thinker, ThinkerBase)
         return [] if offer is None else [offer]
 
 
@@ -43,11 +43,9 @@ class _SearchTools:
 
     @hookimpl(trylast=True)
     def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
-        from nucleo_core.hub.thinker_base import ThinkerBase
-
         if not isinstance(thinker, ThinkerBase):
             return []
-        return ThinkerBase._search_tools_offer(thinker)
+        return search_tools_offer(thinker, ThinkerBase)
 
 
 class _RequestSkill:
@@ -55,11 +53,9 @@ class _RequestSkill:
 
     @hookimpl(trylast=True)
     def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
-        from nucleo_core.hub.thinker_base import ThinkerBase
-
         if not isinstance(thinker, ThinkerBase):
             return []
-        offer = ThinkerBase._request_skill_offer(thinker)
+        offer = request_skill_offer(thinker, ThinkerBase)
         return [] if offer is None else [offer]
 
 
@@ -73,12 +69,10 @@ class _SkillFiles:
 
     @hookimpl(trylast=True)
     def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
-        from nucleo_core.hub.thinker_base import ThinkerBase
-
         if not isinstance(thinker, ThinkerBase):
             return []
         readable = []
-        for skill in ThinkerBase._synced_skills(thinker):
+        for skill in thinker._skill_binding.synced():
             if skill.root is None:
                 found = thinker.hub.skills.get(skill.name)
                 if found is None or found.bundle != skill.bundle or found.root is None:

@@ -20,12 +20,7 @@ from nucleo_core.hub._availability import (
 )
 from nucleo_core.hub._meta_offers import MetaToolOffers
 from nucleo_core.hub._off_loop import decided_off_loop
-from nucleo_core.hub._offering import (
-    request_skill_offer,
-    request_tools_offer,
-    restrictions_changed,
-    search_tools_offer,
-)
+from nucleo_core.hub._offering import restrictions_changed
 from nucleo_core.hub._palette_assembly import Assembly, within
 from nucleo_core.hub._palette_turn import reconcile_palette, skill_restriction
 from nucleo_core.hub._skill_binding import SkillBinding
@@ -39,7 +34,6 @@ from nucleo_core.hub._tool_requests import (
 )
 from nucleo_core.hub.call_door import available_provider
 from nucleo_core.hub.meta_results import RequestSkillResult, RequestToolsResult, SearchToolsResult
-from nucleo_core.hub.meta_tools import RequestSkillProvider, RequestToolsProvider
 from nucleo_core.hub.search_tool import ToolOffer
 from nucleo_core.tools.provider import ToolProvider
 from nucleo_core.tools.providers import ToolLike, provider_for
@@ -360,10 +354,6 @@ class ThinkerBase:
         admission = await decided_off_loop(lambda: self._hub.admit_skill(self, name))
         return self._skill_binding.granted(name, admission)
 
-    def _synced_skills(self) -> tuple[Skill, ...]:
-        """The skills held, brought in line with the bound conversation's first."""
-        return self._skill_binding.synced()
-
     def _enter_conversation(self, context: SkillConversation) -> None:
         """Bind the skills to ``context``, as a run or turn starts on it (`SkillBinding.enter`).
 
@@ -374,27 +364,6 @@ class ThinkerBase:
     def _leave_conversation(self) -> None:
         """Unbind the skills as the run or turn ends: back to the declared defaults alone."""
         self._skill_binding.leave()
-
-    def _request_tools_offer(self) -> RequestToolsProvider | None:
-        """``request_tools`` over this turn's catalog, or ``None`` while it is empty.
-
-        What the ``builtin:request_tools`` plugin contributes to every palette.
-        """
-        return request_tools_offer(self, ThinkerBase)
-
-    def _search_tools_offer(self) -> list[ToolProvider]:
-        """``search_tools`` (``search`` offer) or the deferred catalog (``provider`` offer).
-
-        What the ``builtin:search_tools`` plugin contributes (`search_tools_offer`).
-        """
-        return search_tools_offer(self, ThinkerBase)
-
-    def _request_skill_offer(self) -> RequestSkillProvider | None:
-        """``request_skill`` over the catalog's skills not attached yet, or ``None``.
-
-        What the ``builtin:request_skill`` plugin contributes to every palette.
-        """
-        return request_skill_offer(self, ThinkerBase)
 
     def __repr__(self) -> str:
         return f"<{type(self).__qualname__} at {id(self):#x}>"

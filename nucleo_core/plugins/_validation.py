@@ -164,8 +164,16 @@ def sources_from(result: object) -> list[SkillSource]:
 
 def tools_or_none(result: object) -> list[ToolProvider]:
     """The tools of a tool-bringing hook's answer; none for ``None``."""
-    if result is None or (type(result) is list and not result):  # most turns' answer
+    if result is None:
         return []
+    if type(result) is list:
+        # Every turn asks each palette hook: its usual answer, a list of providers (most
+        # often empty), is taken at once; anything else is read item by item.
+        for item in result:
+            if ToolProvider not in type(item).__mro__:
+                break
+        else:
+            return list(result)
     return tools_from(result, f"{TOOLS_EXPECTED}, or None")
 
 
