@@ -141,7 +141,9 @@ class CatalogBook:
 
     def tools_of(self, thinker_class: type[Any]) -> CatalogView:
         """``thinker_class``'s tool catalog (`ToolHub.compatible_catalog`)."""
-        catalog = self._catalog(thinker_class)
+        # Asked several times a turn: a resolved catalog is never replaced, so it is read
+        # without the lock (a dict read is atomic); resolving one takes it.
+        catalog = self._catalogs.get(thinker_class) or self._catalog(thinker_class)
         view = catalog.tools_view
         if view is None:
             with self._lock:
@@ -159,7 +161,7 @@ class CatalogBook:
 
     def skills_of(self, thinker_class: type[Any]) -> tuple[Skill, ...]:
         """``thinker_class``'s skill catalog (`ToolHub.compatible_skills`)."""
-        catalog = self._catalog(thinker_class)
+        catalog = self._catalogs.get(thinker_class) or self._catalog(thinker_class)  # tools_of
         view = catalog.skills_view
         if view is None:
             with self._lock:

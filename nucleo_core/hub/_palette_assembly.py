@@ -125,9 +125,9 @@ def reassembled_in_place(
         or not same_members(last.registry, registry.providers())
     ):
         return None
-    changed = [new for old, new in zip(last.wanted, wanted, strict=True) if old is not new]
-    if not changed:
+    if same_members(last.wanted, wanted):  # most turns: nothing to apply
         return last
+    changed = [new for old, new in zip(last.wanted, wanted, strict=True) if old is not new]
     replaced = {id(old) for old, new in zip(last.wanted, wanted, strict=True) if old is not new}
     names = [provider.name for provider in changed]
     if [p.name for p in last.wanted if id(p) in replaced] != names:

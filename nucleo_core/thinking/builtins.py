@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from nucleo_core.plugins.markers import hookimpl
+from nucleo_core.thinking.thinker import Thinker
 from nucleo_core.tools.provider import ToolProvider
 
 __all__ = ["ARTIFACT_TOOLS_PLUGIN", "SUB_THINKER_PLUGIN"]
@@ -26,8 +27,6 @@ class _ArtifactTools:
 
     @hookimpl
     def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
-        from nucleo_core.thinking.thinker import Thinker
-
         if not isinstance(thinker, Thinker):
             return []
         context = thinker._context
@@ -46,8 +45,6 @@ class _SubThinker:
 
     @hookimpl
     def nucleo_palette_tools(self, thinker: Any) -> list[ToolProvider]:
-        from nucleo_core.thinking.thinker import Thinker
-
         if not isinstance(thinker, Thinker) or thinker.depth < thinker.delegation_threshold():
             return []
         from nucleo_core.thinking.sub_thinker import sub_thinker_tool
