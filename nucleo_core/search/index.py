@@ -61,6 +61,8 @@ _COMPACT_MINIMUM = 64
 #: How deep each ranking goes before they are fused (semantic ranking only).
 _FUSION_DEPTH = 50
 _MAX_LIMIT = 1_000
+#: Tools analysed per chunk handed to the engine as a batch is indexed (see `ToolIndex.add`).
+_ANALYSIS_CHUNK = 256
 
 
 @dataclass(slots=True)
@@ -159,32 +161,54 @@ class ToolIndex:
             ToolRecordError: A record cannot be read as a tool, or two records of ``specs``
                 share a name (nothing of the batch is indexed).
         """
-        # Every record is read and analysed before the writer gets any: a bad record leaves
-        # the index untouched, and tantivy's indexing thread, handed the batch at once, runs
-        # without waiting on this thread (measured: overlapping the two, one document at a
-        # time, cost more CPU and, on a busy machine, more time).
+        # Every record is read (and checked) before the writer gets any: a bad record leaves
+        # the index untouched. A batch of several chunks is then analysed a chunk at a time,
+        # each chunk handed to tantivy's indexing thread before the next is analysed, so the
+        # two overlap (measured: a 5,000-tool build about a sixth faster than analysing the
+        # batch first; one tool at a time cost more CPU, the thread waking for each).
         read = read_records(specs)
-        texts = [tool_text(spec) for spec in read]
         embedder = self._embedder
         vectors = embedder.embed([_meaning(spec) for spec in read]) if embedder and read else None
         with self._lock:
             engine = self._engine_now()
-            for spec, text in zip(read, texts, strict=True):
-                name = spec.name
-                previous = self._entries.pop(name, None)
-                if previous is not None:
-                    engine.delete(previous.doc_id)
-                    del self._by_id[previous.doc_id]
-                    self._removed += 1
-                doc_id = self._next_id
-                self._next_id += 1
-                self._entries[name] = _Entry(doc_id, spec, text)
-                self._by_id[doc_id] = name
-                engine.add(doc_id, text)
+            if len(read) <= _ANALYSIS_CHUNK:
+                for spec, text in zip(read, [tool_text(spec) for spec in read], strict=True):
+                    self._put(engine, spec, text)
+            else:
+                self._put_in_chunks(engine, read)
             if vectors is not None:
                 self._vectors.update(zip((spec.name for spec in read), vectors, strict=True))
                 self._matrix = None
             self._compact_if_worn()
+
+    def _put(self, engine: Engine, spec: ToolSpec, text: ToolText) -> None:
+        """Index one analysed tool, replacing the one indexed under its name."""
+        name = spec.name
+        previous = self._entries.pop(name, None)
+        if previous is not None:
+            engine.delete(previous.doc_id)
+            del self._by_id[previous.doc_id]
+            self._removed += 1
+        doc_id = self._next_id
+        self._next_id += 1
+        self._entries[name] = _Entry(doc_id, spec, text)
+        self._by_id[doc_id] = name
+        engine.add(doc_id, text)
+
+    def _put_in_chunks(self, engine: Engine, read: list[ToolSpec]) -> None:
+        """`_put` every tool, analysed a chunk at a time; all of them or, on a failure, none."""
+        kept = (dict(self._entries), dict(self._by_id), self._next_id, self._removed)
+        try:
+            for start in range(0, len(read), _ANALYSIS_CHUNK):
+                chunk = read[start : start + _ANALYSIS_CHUNK]
+                for spec, text in zip(chunk, [tool_text(spec) for spec in chunk], strict=True):
+                    self._put(engine, spec, text)
+        except BaseException:
+            # An analysis that failed indexes nothing of the batch: the tools indexed before
+            # are put back, and the engine rebuilt from them (`compact`).
+            self._entries, self._by_id, self._next_id, self._removed = kept
+            self.compact()
+            raise
 
     def remove(self, names: Iterable[str]) -> int:
         """Take tools out of the index; names not indexed are ignored.
