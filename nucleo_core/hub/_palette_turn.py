@@ -50,7 +50,12 @@ def reconcile_palette(thinker: AssemblingThinker, base: type[Any]) -> ToolRegist
             # a narrowed catalog revokes the grants made from it
             revoke_grants_off(thinker, reconciled_catalog(thinker, base, within_surface=False))
         defaults = hub.default_tools(type(thinker))
-        extras = list(thinker.palette_extras())
+        # The family's extras, asked only of a family that has any (not ThinkerBase's none).
+        extras = (
+            []
+            if type(thinker).palette_extras is base.palette_extras
+            else list(thinker.palette_extras())
+        )
         fixed = [*defaults, *thinker._added, *extras]
         # A system-wide tool never takes a name this thinker's own tools hold (the hub
         # reports the clash once): a third-party name cannot take the thinker down.
