@@ -24,7 +24,8 @@ BENCH_PEERS = ["langchain-core", "pydantic-ai-slim", "openai-agents", "llm"]
 def tests(session: nox.Session) -> None:
     """Run the whole test suite."""
     session.install("-e", ".[test]")
-    session.run("python", "-m", "pytest", *session.posargs)
+    # One worker per core; ``nox -s tests -- -n0 PATH`` runs in one process (the last -n wins).
+    session.run("python", "-m", "pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session(python="3.11")
